@@ -16,6 +16,20 @@ import picocli.CommandLine.Command;
     description = "Sokoban RL speedrun in Java. With no arguments: run the main job.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      // Each area registers its commands on its own line below (keeps merges clean).
+
+      // area foundation: replay, solve, generate, levels, bench env
+
+      // area nn: bench nn
+
+      // area train: train, bench train
+
+      // area eval: eval, record, leaderboard
+
+      // area llm: llm
+
+      // area play: play
+
     })
 public final class Main implements Callable<Integer> {
 
