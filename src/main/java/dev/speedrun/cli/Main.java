@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
 
       // area train: train, bench train
 
-      EvalCommand.class, // area eval
+      EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 
       // area llm: llm
 
