@@ -92,6 +92,7 @@ public final class Chart {
     if (empty) {
       xmin = 0; xmax = 1; ymin = 0; ymax = 1;
     }
+    if (p.series().stream().anyMatch(s -> s.kind() == Kind.ERRORBARS)) { xmin -= 0.5; xmax += 0.5; } // categories
     if (xmin == xmax) { xmin -= 0.5; xmax += 0.5; }
     if (ymin == ymax) { ymin -= 0.5; ymax += 0.5; }
     double padY = (ymax - ymin) * 0.05;

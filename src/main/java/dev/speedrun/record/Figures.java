@@ -73,7 +73,7 @@ final class Figures {
     List<String> names = seeds.stream().map(s -> "seed " + s.run().seed()).toList();
     Panel ci = new Panel("pass@1 on unfiltered/test, 95% intervals", "", "pass@1",
         List.of(Series.errorBars("bootstrap", x, y, lo, hi), Series.errorBars("Wilson", xw, y, wlo, whi)),
-        List.of(new HLine("bar 0.70", 0.70)), 0, 0, v -> {
+        List.of(new HLine("bar 0.70", 0.70)), 0, 1, v -> {
           int k = (int) Math.round(v);
           return Math.abs(v - k) < 1e-9 && k >= 0 && k < names.size() ? names.get(k) : "";
         });
