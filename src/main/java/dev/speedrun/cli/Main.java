@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
 
       // area train: train, bench train
 
-      // area eval: eval, record, leaderboard
+      EvalCommand.class, // area eval
 
       // area llm: llm
 
