@@ -26,7 +26,7 @@ import picocli.CommandLine.Command;
 
       // area eval: eval, record, leaderboard
 
-      // area llm: llm
+      LlmCommand.class, // area llm
 
       // area play: play
 
