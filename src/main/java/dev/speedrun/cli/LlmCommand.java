@@ -3,7 +3,9 @@ package dev.speedrun.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.speedrun.UserError;
 import dev.speedrun.llm.Completions;
+import dev.speedrun.llm.PuzzleGenerator;
 import dev.speedrun.llm.Datasets;
 import dev.speedrun.llm.Puzzle;
 import dev.speedrun.llm.Reward;
@@ -21,7 +23,7 @@ import picocli.CommandLine.Spec;
     name = "llm",
     mixinStandardHelpOptions = true,
     description = "The LLM track: datasets, reward, evaluation against OpenAI-compatible servers, reward service.",
-    subcommands = {LlmCommand.Score.class})
+    subcommands = {LlmCommand.Dataset.class, LlmCommand.Score.class})
 public final class LlmCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -35,6 +37,83 @@ public final class LlmCommand implements Runnable {
   static void printJson(PrintWriter out, Object node) throws Exception {
     out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node));
     out.flush();
+  }
+
+  @Command(name = "dataset", mixinStandardHelpOptions = true,
+      description = {"Generate an LLM-track dataset (6-7 wide and high, 2-3 boxes, optimal gold answer).",
+          "Train and eval never share a board (eval boards are those whose sha256 starts with 0);",
+          "the same seed gives the same file."})
+  static final class Dataset implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--split", required = true, description = "train or eval.")
+    String split;
+
+    @Option(names = "--count", required = true, description = "Number of puzzles.")
+    int count;
+
+    @Option(names = "--seed", defaultValue = "0", description = "Seed (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--out", description = "Output JSONL (default: standard output).")
+    Path out;
+
+    @Option(names = "--exclude", description = "Dataset JSONL whose boards must not appear (repeatable).")
+    List<Path> exclude = new java.util.ArrayList<>();
+
+    @Option(names = "--min-moves", defaultValue = "5", description = "Shortest gold answer (default ${DEFAULT-VALUE}).")
+    int minMoves;
+
+    @Option(names = "--max-moves", defaultValue = "14", description = "Longest gold answer (default ${DEFAULT-VALUE}).")
+    int maxMoves;
+
+    @Option(names = "--json", description = "Print a JSON summary (with --out).")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      PuzzleGenerator.Split sp = switch (split) {
+        case "train" -> PuzzleGenerator.Split.TRAIN;
+        case "eval" -> PuzzleGenerator.Split.EVAL;
+        default -> throw new UserError("--split must be train or eval, not '" + split + "'");
+      };
+      if (count < 1) throw new UserError("--count must be at least 1");
+      if (minMoves < 1 || maxMoves < minMoves) throw new UserError("--min-moves/--max-moves must satisfy 1 <= min <= max");
+      java.util.Set<String> ex = new java.util.HashSet<>();
+      for (Path p : exclude) for (Puzzle q : Datasets.read(p)) ex.add(q.question());
+      PuzzleGenerator.Settings d = PuzzleGenerator.Settings.DEFAULT;
+      PuzzleGenerator.Settings s = new PuzzleGenerator.Settings(d.minSide(), d.maxSide(), d.minBoxes(),
+          d.maxBoxes(), minMoves, maxMoves, d.maxStates());
+      List<Puzzle> ps = PuzzleGenerator.generate(sp, count, seed, s, ex);
+      PrintWriter o = spec.commandLine().getOut();
+      if (out == null) {
+        for (Puzzle p : ps) o.println(JSON.writeValueAsString(Datasets.toJson(p)));
+        o.flush();
+        return 0;
+      }
+      Datasets.write(out, ps);
+      int[] hist = new int[maxMoves + 1];
+      int boxes3 = 0;
+      for (Puzzle p : ps) {
+        hist[p.answer().length()]++;
+        if (p.level().boxCount() == 3) boxes3++;
+      }
+      if (json) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("out", out.toString()).put("split", split).put("count", ps.size()).put("seed", seed)
+            .put("three_box", boxes3);
+        ObjectNode h = root.putObject("answer_length");
+        for (int i = 0; i <= maxMoves; i++) if (hist[i] > 0) h.put(String.valueOf(i), hist[i]);
+        printJson(o, root);
+      } else {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i <= maxMoves; i++) if (hist[i] > 0) sb.append(' ').append(i).append(':').append(hist[i]);
+        o.printf("wrote %d %s puzzles (seed %d, %d with 3 boxes) to %s; answer lengths%s%n",
+            ps.size(), split, seed, boxes3, out, sb);
+        o.flush();
+      }
+      return 0;
+    }
   }
 
   @Command(name = "score", mixinStandardHelpOptions = true,
