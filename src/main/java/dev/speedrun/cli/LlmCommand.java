@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.speedrun.UserError;
 import dev.speedrun.llm.Completions;
 import dev.speedrun.llm.PuzzleGenerator;
+import dev.speedrun.llm.Prompt;
 import dev.speedrun.llm.Datasets;
 import dev.speedrun.llm.Puzzle;
 import dev.speedrun.llm.Reward;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Spec;
     name = "llm",
     mixinStandardHelpOptions = true,
     description = "The LLM track: datasets, reward, evaluation against OpenAI-compatible servers, reward service.",
-    subcommands = {LlmCommand.Dataset.class, LlmCommand.Score.class})
+    subcommands = {LlmCommand.Dataset.class, LlmCommand.PromptCmd.class, LlmCommand.Score.class})
 public final class LlmCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -110,6 +111,41 @@ public final class LlmCommand implements Runnable {
         for (int i = 0; i <= maxMoves; i++) if (hist[i] > 0) sb.append(' ').append(i).append(':').append(hist[i]);
         o.printf("wrote %d %s puzzles (seed %d, %d with 3 boxes) to %s; answer lengths%s%n",
             ps.size(), split, seed, boxes3, out, sb);
+        o.flush();
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "prompt", mixinStandardHelpOptions = true,
+      description = "Print the chat messages sent to a model for one puzzle.")
+  static final class PromptCmd implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--dataset", required = true, description = "Dataset JSONL.")
+    Path dataset;
+
+    @Option(names = "--index", defaultValue = "0", description = "Row (0-based, default ${DEFAULT-VALUE}).")
+    int index;
+
+    @Option(names = "--template", description = "Chat template JSON (default: the built-in prompt.json).")
+    Path template;
+
+    @Option(names = "--json", description = "Print the messages as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      List<Puzzle> ps = Datasets.read(dataset);
+      if (index < 0 || index >= ps.size()) {
+        throw new UserError("--index " + index + " is not a row of " + dataset + " (0.." + (ps.size() - 1) + ")");
+      }
+      List<Prompt.Message> msgs = Prompt.load(template).messages(ps.get(index));
+      PrintWriter o = spec.commandLine().getOut();
+      if (json) {
+        printJson(o, msgs);
+      } else {
+        for (Prompt.Message m : msgs) o.printf("[%s]%n%s%n%n", m.role(), m.content());
         o.flush();
       }
       return 0;
