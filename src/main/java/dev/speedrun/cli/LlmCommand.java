@@ -7,6 +7,9 @@ import dev.speedrun.UserError;
 import dev.speedrun.llm.Completions;
 import dev.speedrun.llm.PuzzleGenerator;
 import dev.speedrun.llm.Prompt;
+import dev.speedrun.llm.ChatClient;
+import dev.speedrun.llm.LlmEval;
+import dev.speedrun.llm.PassStats;
 import dev.speedrun.llm.Datasets;
 import dev.speedrun.llm.Puzzle;
 import dev.speedrun.llm.Reward;
@@ -24,7 +27,7 @@ import picocli.CommandLine.Spec;
     name = "llm",
     mixinStandardHelpOptions = true,
     description = "The LLM track: datasets, reward, evaluation against OpenAI-compatible servers, reward service.",
-    subcommands = {LlmCommand.Dataset.class, LlmCommand.PromptCmd.class, LlmCommand.Score.class})
+    subcommands = {LlmCommand.Dataset.class, LlmCommand.PromptCmd.class, LlmCommand.Score.class, LlmCommand.Eval.class})
 public final class LlmCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -146,6 +149,119 @@ public final class LlmCommand implements Runnable {
         printJson(o, msgs);
       } else {
         for (Prompt.Message m : msgs) o.printf("[%s]%n%s%n%n", m.role(), m.content());
+        o.flush();
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "eval", mixinStandardHelpOptions = true,
+      description = {"Evaluate a model behind any OpenAI-compatible server (/v1/chat/completions) on a dataset,",
+          "with the benchmark's protocol: k completions per puzzle, binary reward, pass@1 with its",
+          "lower 95% CI (bootstrap over puzzles; Wilson when k = 1). Partial results are saved as",
+          "puzzles finish; rerunning the same command resumes."})
+  static final class Eval implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--dataset", required = true, description = "Dataset JSONL.")
+    Path dataset;
+
+    @Option(names = "--endpoint", required = true, description = "Server URL, e.g. http://127.0.0.1:8000 (or .../v1, or the full .../chat/completions).")
+    String endpoint;
+
+    @Option(names = "--model", required = true, description = "Model name sent to the server.")
+    String model;
+
+    @Option(names = "--k", defaultValue = "8", description = "Completions per puzzle (default ${DEFAULT-VALUE}).")
+    int k;
+
+    @Option(names = "--temperature", defaultValue = "0.8", description = "Default ${DEFAULT-VALUE}.")
+    double temperature;
+
+    @Option(names = "--top-p", defaultValue = "0.95", description = "Default ${DEFAULT-VALUE}.")
+    double topP;
+
+    @Option(names = "--max-tokens", defaultValue = "12288", description = "Default ${DEFAULT-VALUE}.")
+    int maxTokens;
+
+    @Option(names = "--seed", defaultValue = "12345", description = "Sampling seed (default ${DEFAULT-VALUE}); sample i uses seed+i when the server cannot do n=k.")
+    long seed;
+
+    @Option(names = "--n-mode", defaultValue = "auto", description = "auto (try n=k, fall back to seeds), n, or seeds (default ${DEFAULT-VALUE}).")
+    String nMode;
+
+    @Option(names = "--concurrency", defaultValue = "8", description = "Puzzles in flight (default ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(names = "--timeout", defaultValue = "900", description = "Seconds per request (default ${DEFAULT-VALUE}).")
+    int timeout;
+
+    @Option(names = "--retries", defaultValue = "6", description = "Retries per request on 429/5xx/timeouts/bad bodies (default ${DEFAULT-VALUE}).")
+    int retries;
+
+    @Option(names = "--backoff-ms", defaultValue = "1000", description = "First retry delay, doubled per retry up to 60 s (default ${DEFAULT-VALUE}).")
+    long backoffMs;
+
+    @Option(names = "--limit", description = "Only the first N puzzles.")
+    Integer limit;
+
+    @Option(names = "--template", description = "Chat template JSON (default: built-in prompt.json).")
+    Path template;
+
+    @Option(names = "--out", description = "Partial results JSONL (default runs/llm-eval/<model>-<dataset>.jsonl); rerun to resume.")
+    Path out;
+
+    @Option(names = "--report", description = "Report JSON (default: --out with .report.json).")
+    Path report;
+
+    @Option(names = "--api-key-env", defaultValue = "OPENAI_API_KEY", description = "Environment variable holding a bearer token, if the server needs one (default ${DEFAULT-VALUE}).")
+    String apiKeyEnv;
+
+    @Option(names = "--json", description = "Print the report as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      LlmEval.NMode mode = switch (nMode) {
+        case "auto" -> LlmEval.NMode.AUTO;
+        case "n" -> LlmEval.NMode.N;
+        case "seeds" -> LlmEval.NMode.SEEDS;
+        default -> throw new UserError("--n-mode must be auto, n or seeds, not '" + nMode + "'");
+      };
+      if (k < 1) throw new UserError("--k must be at least 1");
+      if (maxTokens < 1) throw new UserError("--max-tokens must be at least 1");
+      if (timeout < 1) throw new UserError("--timeout must be at least 1 second");
+      if (retries < 0) throw new UserError("--retries must not be negative");
+      List<Puzzle> ps = Datasets.read(dataset);
+      if (limit != null) {
+        if (limit < 1) throw new UserError("--limit must be at least 1");
+        ps = ps.subList(0, Math.min(limit, ps.size()));
+      }
+      Prompt prompt = Prompt.load(template);
+      String stem = dataset.getFileName().toString().replaceFirst("\\.jsonl?$", "");
+      Path partial = out != null ? out
+          : Path.of("runs", "llm-eval", model.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + stem + ".jsonl");
+      Path rep = report != null ? report
+          : partial.resolveSibling(partial.getFileName().toString().replaceFirst("\\.jsonl?$", "") + ".report.json");
+      ChatClient client = new ChatClient(endpoint, new ChatClient.Options(model, temperature, topP, maxTokens,
+          java.time.Duration.ofSeconds(timeout), retries, java.time.Duration.ofMillis(backoffMs),
+          java.time.Duration.ofSeconds(60), System.getenv(apiKeyEnv)));
+      LlmEval.Settings s = new LlmEval.Settings(k, temperature, topP, maxTokens, seed, concurrency, mode);
+      LlmEval.Report r = LlmEval.run(ps, prompt, client, s, partial, json ? null : System.err);
+      ObjectNode j = LlmEval.toJson(r, s, model, client.uri().toString(), dataset.toString());
+      Datasets.writeAtomically(rep, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(j) + "\n");
+      PrintWriter o = spec.commandLine().getOut();
+      if (json) {
+        printJson(o, j);
+      } else {
+        PassStats st = r.stats();
+        o.printf("%s on %s: %d puzzles x %d samples (%s)%n", model, dataset, st.puzzles(), k,
+            r.mode() == LlmEval.NMode.N ? "n=" + k + " per request" : "seeds " + seed + "+i");
+        o.printf("pass@1 %.4f  (95%% CI %.4f-%.4f, %s)  pass@%d %.4f  answer rate %.4f%n",
+            st.pass1(), st.lo(), st.hi(), st.interval(), k, st.passK(), st.answerRate());
+        o.printf("lower CI %.4f %s the 0.80 bar; %d requests, %d retries, %d puzzles resumed%n",
+            st.lo(), st.lo() > 0.80 ? "clears" : "does not clear", r.requests(), r.retries(), r.resumed());
+        o.printf("report: %s  partial results: %s%n", rep, partial);
         o.flush();
       }
       return 0;

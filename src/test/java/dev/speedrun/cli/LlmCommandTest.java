@@ -62,4 +62,32 @@ class LlmCommandTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("error: " + cs + " line 1: index 3 is not a dataset row (0..0)\n");
   }
+
+  @Test
+  void evalAgainstAnInProcessServerWritesReportAndResumes() throws Exception {
+    Path tpl = tmp.resolve("t.json"), out = tmp.resolve("runs/p.jsonl");
+    Files.writeString(tpl, "{\"messages\": [{\"role\": \"user\", \"content\": \"{{question}}\"}]}");
+    Path data = dev.speedrun.llm.FakeChatServerAccess.evalFile();
+    try (var s = new dev.speedrun.llm.FakeChatServer()) {
+      String[] args = {"llm", "eval", "--dataset", data.toString(), "--endpoint", s.endpoint(), "--model", "fake",
+          "--limit", "5", "--template", tpl.toString(), "--out", out.toString(), "--json"};
+      Run r = run(args);
+      assertThat(r.code()).as(r.err()).isZero();
+      JsonNode j = new ObjectMapper().readTree(r.out());
+      assertThat(j.get("puzzles").asInt()).isEqualTo(5);
+      assertThat(j.get("k").asInt()).isEqualTo(8);
+      assertThat(j.get("n_mode").asText()).isEqualTo("n");
+      assertThat(j.get("per_puzzle")).hasSize(5);
+      assertThat(j.get("ci").get("method").asText()).isEqualTo("bootstrap");
+      assertThat(Files.exists(tmp.resolve("runs/p.report.json"))).isTrue();
+      int asked = s.requests.get();
+      Run again = run(args);
+      assertThat(again.code()).isZero();
+      assertThat(s.requests.get()).isEqualTo(asked);
+      assertThat(new ObjectMapper().readTree(again.out()).get("resumed_puzzles").asInt()).isEqualTo(5);
+    }
+    Run bad = run("llm", "eval", "--dataset", data.toString(), "--endpoint", "nope", "--model", "m", "--out", out.toString());
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("error: --endpoint 'nope' is not an http(s) URL");
+  }
 }
