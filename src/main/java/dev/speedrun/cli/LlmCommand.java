@@ -10,6 +10,7 @@ import dev.speedrun.llm.Prompt;
 import dev.speedrun.llm.ChatClient;
 import dev.speedrun.llm.LlmEval;
 import dev.speedrun.llm.PassStats;
+import dev.speedrun.llm.RewardService;
 import dev.speedrun.llm.Datasets;
 import dev.speedrun.llm.Puzzle;
 import dev.speedrun.llm.Reward;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Spec;
     name = "llm",
     mixinStandardHelpOptions = true,
     description = "The LLM track: datasets, reward, evaluation against OpenAI-compatible servers, reward service.",
-    subcommands = {LlmCommand.Dataset.class, LlmCommand.PromptCmd.class, LlmCommand.Score.class, LlmCommand.Eval.class})
+    subcommands = {LlmCommand.Dataset.class, LlmCommand.PromptCmd.class, LlmCommand.Score.class, LlmCommand.Eval.class, LlmCommand.Serve.class})
 public final class LlmCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -264,6 +265,45 @@ public final class LlmCommand implements Runnable {
         o.printf("report: %s  partial results: %s%n", rep, partial);
         o.flush();
       }
+      return 0;
+    }
+  }
+
+  @Command(name = "serve", mixinStandardHelpOptions = true,
+      description = {"Serve the reward over HTTP+JSON (POST /score, /score/batch, /episodes; GET /health).",
+          "Binds 127.0.0.1 by default. Runs until interrupted."})
+  static final class Serve implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--port", defaultValue = "8765", description = "Port (default ${DEFAULT-VALUE}; 0 picks a free one).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--dataset", description = "Dataset JSONL, so requests can name puzzles by index.")
+    Path dataset;
+
+    @Option(names = "--threads", defaultValue = "4", description = "Request threads (default ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Override
+    public Integer call() throws Exception {
+      if (port < 0 || port > 65535) throw new UserError("--port must be in 0..65535");
+      if (threads < 1) throw new UserError("--threads must be at least 1");
+      List<Puzzle> ps = dataset == null ? List.of() : Datasets.read(dataset);
+      RewardService svc;
+      try {
+        svc = new RewardService(host, port, ps, RewardService.Limits.DEFAULT, threads);
+      } catch (java.io.IOException e) {
+        throw new UserError("cannot listen on " + host + ":" + port + ": " + e.getMessage());
+      }
+      PrintWriter o = spec.commandLine().getOut();
+      o.printf("reward service on http://%s:%d (%d puzzles%s); Ctrl-C stops it%n", host, svc.port(), ps.size(),
+          dataset == null ? "" : " from " + dataset);
+      o.flush();
+      Runtime.getRuntime().addShutdownHook(new Thread(svc::close));
+      Thread.currentThread().join();
       return 0;
     }
   }
