@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
 
       // area llm: llm
 
-      // area play: play
+      PlayCommand.class, // area play
 
     })
 public final class Main implements Callable<Integer> {
