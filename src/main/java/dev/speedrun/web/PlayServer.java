@@ -425,12 +425,7 @@ public final class PlayServer implements AutoCloseable {
     h.set("X-Content-Type-Options", "nosniff");
     h.set("X-Frame-Options", "DENY");
     h.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
-    // Drain what the client sent beyond what we read, so the connection can be reused.
-    try (InputStream in = ex.getRequestBody()) {
-      in.skip(1 << 20);
-    } catch (IOException ignored) {
-      // nothing to drain
-    }
+    if (status >= 400) h.set("Connection", "close"); // a refused body may still be on its way: don't reuse
     boolean head = ex.getRequestMethod().equals("HEAD");
     ex.sendResponseHeaders(status, head ? -1 : (data.length == 0 ? -1 : data.length));
     if (!head && data.length > 0) {
