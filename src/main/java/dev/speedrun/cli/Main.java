@@ -18,13 +18,13 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       // Each area registers its commands on its own line below (keeps merges clean).
 
-      // area foundation: replay, solve, generate, levels, bench env
+      LevelsCommand.class, // area foundation: replay, solve, generate, levels, bench env
 
       // area nn: bench nn
 
       // area train: train, bench train
 
-      // area eval: eval, record, leaderboard
+      EvalCommand.class, // area eval
 
       // area llm: llm
 
