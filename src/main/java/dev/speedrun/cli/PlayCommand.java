@@ -1,6 +1,7 @@
 package dev.speedrun.cli;
 
 import dev.speedrun.UserError;
+import dev.speedrun.sokoban.LevelSources;
 import dev.speedrun.web.LevelLibrary;
 import dev.speedrun.web.PlayServer;
 import java.net.BindException;
@@ -32,6 +33,16 @@ public final class PlayCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the address as JSON.")
   boolean jsonOut;
 
+  /** The levels root by the project's lookup order, or empty when there is none (pasted boards still work). */
+  private Optional<Path> levelsRoot() {
+    String flag = levels == null ? null : levels.toString();
+    if (flag != null) return Optional.of(LevelSources.root(flag)); // a missing --levels folder is an error
+    for (LevelSources.Candidate c : LevelSources.candidates(null)) {
+      if (c.exists()) return Optional.of(c.dir().toAbsolutePath().normalize());
+    }
+    return Optional.empty();
+  }
+
   @Override
   public Integer call() throws Exception {
     if (port < 0 || port > 65535) throw new UserError("--port " + port + " is outside 0..65535");
@@ -41,8 +52,8 @@ public final class PlayCommand implements Callable<Integer> {
     } catch (java.net.UnknownHostException e) {
       throw new UserError("--host " + host + ": unknown host");
     }
-    Path root = Path.of(System.getProperty("speedrun.root", ".")).toAbsolutePath().normalize();
-    Optional<Path> dir = LevelLibrary.locate(levels, System.getenv("SOKOBAN_LEVELS"), root, Path.of(System.getProperty("user.home")));
+    Path root = LevelSources.repoRoot();
+    Optional<Path> dir = levelsRoot();
     if (dir.isEmpty()) {
       System.err.println("play: no Boxoban levels folder found (--levels DIR or SOKOBAN_LEVELS); pasted boards still work.");
     }

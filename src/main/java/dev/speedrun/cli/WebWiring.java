@@ -1,5 +1,6 @@
 package dev.speedrun.cli;
 
+import dev.speedrun.nn.Policies;
 import dev.speedrun.web.PlayServer;
 
 /**
@@ -10,7 +11,7 @@ final class WebWiring {
   private WebWiring() {}
 
   static PlayServer.PolicyLoader policies() {
-    return null;
+    return Policies::load;
   }
 
   static PlayServer.Solver solver() {

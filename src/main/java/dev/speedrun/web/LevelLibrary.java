@@ -10,13 +10,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Boxoban levels for the page, read in place from a levels folder laid out as DeepMind's archive
  * ({@code unfiltered/train/000.txt}, ...). A level is named by split, file number and {@code ; N}
  * index; the split must be one of {@link #SPLITS} and the file a number, so a request can never name
- * a path outside the folder.
+ * a path outside the folder. The folder itself is found by {@link dev.speedrun.sokoban.LevelSources}.
  */
 public final class LevelLibrary {
   /** The splits the page offers, in order. */
@@ -43,33 +42,6 @@ public final class LevelLibrary {
   }
 
   public Path dir() { return dir; }
-
-  /**
-   * The levels folder by the project's lookup order: {@code --levels} (flag), the
-   * {@code SOKOBAN_LEVELS} environment variable, {@code ../shared/data/boxoban} beside the repository
-   * root, then the cache folder. A folder named by the flag or the variable must exist.
-   */
-  public static Optional<Path> locate(Path flag, String envVar, Path repoRoot, Path home) {
-    if (flag != null) {
-      if (!Files.isDirectory(flag)) throw new UserError("--levels " + flag + ": no such folder");
-      return Optional.of(flag);
-    }
-    if (envVar != null && !envVar.isBlank()) {
-      Path p = Path.of(envVar);
-      if (!Files.isDirectory(p)) throw new UserError("SOKOBAN_LEVELS=" + envVar + ": no such folder");
-      return Optional.of(p);
-    }
-    if (repoRoot != null) {
-      Path shared = repoRoot.resolve("../shared/data/boxoban").normalize();
-      if (Files.isDirectory(shared.resolve("unfiltered"))) return Optional.of(shared);
-    }
-    if (home != null) {
-      for (Path p : List.of(home.resolve(".cache/sokoban-speedrun/boxoban"), home.resolve(".cache/sokoban-speedrun"))) {
-        if (Files.isDirectory(p.resolve("unfiltered"))) return Optional.of(p);
-      }
-    }
-    return Optional.empty();
-  }
 
   /** The splits present, with their file counts. */
   public List<Split> splits() {

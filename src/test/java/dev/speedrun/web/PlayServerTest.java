@@ -66,6 +66,7 @@ class PlayServerTest {
   @AfterAll
   static void stop() throws Exception {
     server.close();
+    Files.deleteIfExists(root.resolve("runs/run1/escape.safetensors"));
     Files.deleteIfExists(outside);
   }
 
@@ -175,7 +176,7 @@ class PlayServerTest {
   @Test
   void badBoardsAreRefusedWithTheReason() throws Exception {
     refused(post("/api/parse", body("text", "+ + + + +\n+ * @ X +\n+ % $ - +\n+ + + + +", "format", "llm")), 400, "2 players");
-    refused(post("/api/parse", body("text", "@$", "format", "auto")), 400, "choose the format");
+    refused(post("/api/parse", body("text", "@$", "format", "auto")), 400, "cannot tell whether");
     refused(post("/api/parse", body("text", "#####\n#@$?#\n#####", "format", "xsb")), 400, "column 4: unknown character '?'");
     refused(post("/api/parse", body("text", "+ + +\n+ * @ X", "format", "llm")), 400, "line 2: row has 4 cells, expected 3");
     refused(post("/api/parse", body("text", "", "format", "xsb")), 400, "empty");

@@ -20,13 +20,11 @@ final class TestTools {
     return Optional.empty();
   }
 
-  /** The Boxoban levels folder (../shared/data/boxoban beside the repository, via speedrun.shared). */
+  /** The Boxoban levels folder: ../shared/data/boxoban beside the repository (or a worktree's ancestor). */
   static Path boxoban() {
-    String shared = System.getProperty("speedrun.shared", "../shared");
-    Path p = Path.of(shared, "data", "boxoban").toAbsolutePath().normalize();
-    String env = System.getenv("SOKOBAN_LEVELS"); // a work tree without ../shared beside it
-    if (!Files.isDirectory(p) && env != null && Files.isDirectory(Path.of(env))) return Path.of(env);
-    return p;
+    Path shared = dev.speedrun.sokoban.LevelSources.sharedDir();
+    if (shared == null) throw new IllegalStateException("no shared data folder beside the repository (see speedrun.shared)");
+    return shared.resolve("data").resolve("boxoban");
   }
 
   /** The repository root (Maven runs tests there). */
