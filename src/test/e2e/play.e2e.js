@@ -21,10 +21,11 @@ function check(cond, what) {
 
 async function text(page, sel) { return (await page.textContent(sel)).trim(); }
 
-async function shot(page, name) {
-  if (!cfg.screenshots) return;
-  fs.mkdirSync(cfg.screenshots, { recursive: true });
-  await page.screenshot({ path: path.join(cfg.screenshots, name) });
+// Pictures for the README go to cfg.screenshots; others (for looking at a failure) to cfg.outDir.
+async function shot(page, name, forReadme = true) {
+  const dir = forReadme && cfg.screenshots ? cfg.screenshots : cfg.outDir;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, name) });
 }
 
 async function main() {
@@ -79,6 +80,7 @@ async function main() {
     check(await text(page, '#pushes') === String(cfg.pushes), 'push counter = ' + cfg.pushes + ' (the Java engine\'s count)');
     await page.keyboard.press('ArrowLeft');
     check(await text(page, '#moves') === String(cfg.solution.length), 'no moves after the solve');
+    await page.waitForTimeout(500); // let the banner's entrance animation finish before the picture
     await shot(page, 'play-solved.png');
 
     // --- Save the replay (a download) and check its contents.
@@ -151,7 +153,7 @@ async function main() {
     await page.click('#paste-load');
     await page.waitForFunction(() => /unknown character/.test(document.getElementById('message').textContent));
     check(true, 'a malformed pasted board is refused with its reason');
-    await shot(page, 'bad-request.png');
+    await shot(page, 'bad-request.png', false);
     const ok = await page.evaluate(async () => (await fetch('/api/info')).status);
     check(ok === 200, 'the server still serves after bad requests');
 

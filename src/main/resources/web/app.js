@@ -37,6 +37,9 @@
     m.className = 'message' + (kind === 'info' ? ' info' : '');
   }
 
+  const plural = (n, word) => n + ' ' + word + (n === 1 ? '' : 's');
+  const pushWord = (n) => n + (n === 1 ? ' push' : ' pushes');
+
   function setStatus(text, state) {
     const s = $('status');
     s.textContent = text;
@@ -57,6 +60,7 @@
     if (!game) return;
     const w = game.width, h = game.height;
     svg.setAttribute('viewBox', `-4 -4 ${w * CELL + 8} ${h * CELL + 8}`);
+    svg.style.maxWidth = Math.round((w * CELL + 8) * 1.5) + 'px'; // small boards: at most 60px a cell
     const inner = S.inside({ width: w, height: h, cells: game.cells, player: game.player });
     const near = (i) => { // a wall that touches the inside (8-neighbourhood) is drawn; far walls fade
       const r = Math.floor(i / w), c = i % w;
@@ -161,8 +165,8 @@
     $('save-replay').disabled = st.actions.length === 0;
     $('banner').hidden = !st.solved;
     if (st.solved) {
-      $('banner-detail').textContent = `${g.moves} moves, ${g.pushes} pushes`;
-      setStatus(`Solved in ${g.moves} moves and ${g.pushes} pushes`, 'solved');
+      $('banner-detail').textContent = `${plural(g.moves, 'move')}, ${pushWord(g.pushes)}`;
+      setStatus(`Solved in ${plural(g.moves, 'move')} and ${pushWord(g.pushes)}`, 'solved');
     } else {
       setStatus(st.actions.length ? 'Playing' : 'Your move', 'playing');
     }
@@ -304,8 +308,8 @@
     const end = w.t >= w.steps.length;
     if (end) {
       $('banner').hidden = !solved;
-      $('banner-detail').textContent = `${w.player}: ${w.game.moves} moves, ${w.game.pushes} pushes`;
-      setStatus(solved ? `Finished: solved in ${w.steps.length} steps` : `Finished: not solved after ${w.steps.length} steps`,
+      $('banner-detail').textContent = `${w.player}: ${plural(w.game.moves, 'move')}, ${pushWord(w.game.pushes)}`;
+      setStatus(solved ? `Finished: solved in ${plural(w.steps.length, 'step')}` : `Finished: not solved after ${plural(w.steps.length, 'step')}`,
         solved ? 'finished-solved' : 'finished-unsolved');
     } else {
       setStatus(`${w.timer ? 'Playing' : 'Paused'} · step ${w.t} of ${w.steps.length}`, w.timer ? 'watching' : 'paused');
