@@ -89,6 +89,7 @@ async function main() {
     const replayPath = path.join(cfg.outDir, 'replay.json');
     await download.saveAs(replayPath);
     const replay = JSON.parse(fs.readFileSync(replayPath, 'utf8'));
+    check(fs.readFileSync(replayPath, 'utf8').trim().split('\n').length === 1, 'the replay file is one JSON line (a JSONL case)');
     check(JSON.stringify(Object.keys(replay)) === '["level","actions","player"]', 'replay file has level, actions, player');
     check(replay.actions === cfg.solution && replay.player === 'e2e tester', 'replay holds the moves and the player');
 

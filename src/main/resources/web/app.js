@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
   const CELL = 40;
-  const SAMPLE = '#######\n#     #\n# .$. #\n# $@$ #\n# .$. #\n#     #\n#######';
+  const SAMPLE = '########\n#      #\n# $ .  #\n#  @$. #\n# .$   #\n#      #\n########'; // solvable in 9 moves
   const ACTION_NAMES = ['noop', '↓ down', '↑ up', '← left', '→ right'];
 
   const st = {
@@ -192,7 +192,8 @@
   }
 
   function download(obj) {
-    const blob = new Blob([JSON.stringify(obj, null, 1) + '\n'], { type: 'application/json' });
+    // One line: the file is also a one-case JSONL batch for ./speedrun replay --batch.
+    const blob = new Blob([JSON.stringify(obj) + '\n'], { type: 'application/json' });
     const a = document.createElement('a');
     const who = obj.player.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 30) || 'player';
     a.href = URL.createObjectURL(blob);

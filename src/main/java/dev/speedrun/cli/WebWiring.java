@@ -1,6 +1,8 @@
 package dev.speedrun.cli;
 
 import dev.speedrun.nn.Policies;
+import dev.speedrun.sokoban.Solver;
+import java.util.Optional;
 import dev.speedrun.web.PlayServer;
 
 /**
@@ -10,12 +12,18 @@ import dev.speedrun.web.PlayServer;
 final class WebWiring {
   private WebWiring() {}
 
+  static final long SOLVER_MAX_EXPANDED = 2_000_000, SOLVER_MILLIS = 10_000;
+
   static PlayServer.PolicyLoader policies() {
     return Policies::load;
   }
 
+  /** The project's solver with page-sized limits (the request waits for it). */
   static PlayServer.Solver solver() {
-    return null;
+    return level -> {
+      Solver.Result r = new Solver(level).solve(SOLVER_MAX_EXPANDED, SOLVER_MILLIS);
+      return r.solved() ? Optional.of(r.moves()) : Optional.empty();
+    };
   }
 
   static PlayServer.Generator generator() {

@@ -24,6 +24,15 @@ class PlayCommandTest {
     assertThat(run("play", "--host", "no-such-host.invalid", "--port", "0")).startsWith("error: --host no-such-host.invalid");
   }
 
+  @Test
+  void thePageUsesTheProjectsSolver() {
+    dev.speedrun.sokoban.Level level = dev.speedrun.sokoban.Formats.parseXsb("########\n#      #\n# $ .  #\n#  @$. #\n# .$   #\n#      #\n########", "t");
+    String moves = WebWiring.solver().solve(level).orElseThrow();
+    assertThat(new dev.speedrun.sokoban.Game(level).play(moves).isSolved()).isTrue();
+    dev.speedrun.sokoban.Level stuck = dev.speedrun.sokoban.Formats.parseXsb("#####\n#@$ #\n#.###\n#####", "t");
+    assertThat(WebWiring.solver().solve(stuck)).isEmpty();
+  }
+
   private static String run(String... args) {
     CommandLine cl = Main.commandLine();
     StringWriter err = new StringWriter();

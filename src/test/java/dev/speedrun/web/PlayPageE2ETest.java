@@ -78,9 +78,24 @@ class PlayPageE2ETest {
       assertThat(p.exitValue()).as("browser test output:\n%s", out).isZero();
       assertThat(out).contains("e2e: all ");
     }
-    // Independent check of the saved replay: the engine replays it to a solve.
-    var replay = new ObjectMapper().readTree(tmp.resolve("replay.json").toFile());
+    // Independent checks of the saved replay: the engine replays it to a solve, and so does
+    // ./speedrun replay --batch (the file is a one-case JSONL batch).
+    Path replayFile = tmp.resolve("replay.json");
+    var replay = new ObjectMapper().readTree(replayFile.toFile());
     assertThat(new Game(Formats.parseXsb(replay.path("level").asText(), "replay")).play(replay.path("actions").asText()).isSolved()).isTrue();
+    java.io.PrintStream stdout = System.out;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    int code;
+    try {
+      System.setOut(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+      code = dev.speedrun.cli.Main.commandLine().execute("replay", "--batch", replayFile.toString());
+    } finally {
+      System.setOut(stdout);
+    }
+    assertThat(code).isZero();
+    var result = new ObjectMapper().readTree(captured.toString(StandardCharsets.UTF_8));
+    assertThat(result.path("solved").asBoolean()).as(captured.toString(StandardCharsets.UTF_8)).isTrue();
+    assertThat(result.path("done_at").asInt()).isEqualTo(solution.length());
   }
 
   private static void npmCi(Path dir) throws Exception {
