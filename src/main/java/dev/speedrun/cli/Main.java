@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 
       // area foundation: replay, solve, generate, levels, bench env
 
-      // area nn: bench nn
+      BenchCommand.class, // area nn: bench nn (BenchCommand holds the bench subcommands, one line per area)
 
       // area train: train, bench train
 
