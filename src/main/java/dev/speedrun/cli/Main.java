@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 
       // area foundation: replay, solve, generate, levels, bench env
 
-      BenchCommand.class, // area nn: bench nn (BenchCommand holds the bench subcommands, one line per area)
+      // area nn: bench nn
 
       // area train: train, bench train
 
