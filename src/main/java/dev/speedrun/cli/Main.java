@@ -18,17 +18,17 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       // Each area registers its commands on its own line below (keeps merges clean).
 
-      // area foundation: replay, solve, generate, levels, bench env
+      LevelsCommand.class, ReplayCommand.class, SolveCommand.class, GenerateCommand.class, // area foundation: replay, solve, generate, levels, bench env
 
       // area nn: bench nn
 
       // area train: train, bench train
 
-      // area eval: eval, record, leaderboard
+      EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 
-      // area llm: llm
+      LlmCommand.class, // area llm
 
-      // area play: play
+      PlayCommand.class, // area play
 
     })
 public final class Main implements Callable<Integer> {
