@@ -10,13 +10,25 @@ package dev.speedrun.nn;
  *   atb: C[m][n] (+)= sum_k A[k][m] * B[k][n]   weight gradient dW = dY^T . X
  * </pre>
  *
- * {@code acc} false overwrites C, true adds into it. The scalar versions here are the references;
- * the vector versions live in {@link VectorKernels} and are tested against these.
+ * {@code acc} false overwrites C, true adds into it. The {@code *Scalar} versions are the plain
+ * references the tests check the fast versions against.
  */
 public final class Kernels {
   private Kernels() {}
 
   public static void abt(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    abtScalar(a, ao, b, bo, c, co, m, n, k, acc);
+  }
+
+  public static void ab(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    abScalar(a, ao, b, bo, c, co, m, n, k, acc);
+  }
+
+  public static void atb(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    atbScalar(a, ao, b, bo, c, co, m, n, k, acc);
+  }
+
+  public static void abtScalar(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
     for (int i = 0; i < m; i++) {
       for (int j = 0; j < n; j++) {
         float s = 0f;
@@ -27,7 +39,7 @@ public final class Kernels {
     }
   }
 
-  public static void ab(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+  public static void abScalar(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
     for (int i = 0; i < m; i++) {
       int ci = co + i * n;
       if (!acc) java.util.Arrays.fill(c, ci, ci + n, 0f);
@@ -39,7 +51,7 @@ public final class Kernels {
     }
   }
 
-  public static void atb(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+  public static void atbScalar(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
     if (!acc) java.util.Arrays.fill(c, co, co + m * n, 0f);
     for (int p = 0; p < k; p++) {
       for (int i = 0; i < m; i++) {
