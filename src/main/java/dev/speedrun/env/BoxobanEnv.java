@@ -32,11 +32,26 @@ public final class BoxobanEnv {
     public static final Rewards DEFAULT = new Rewards(0.25f, 1f, -1f, 120);
   }
 
-  private static final int[] DELTA = {0, SIDE, -SIDE, -1, 1}; // noop, down, up, left, right
+  /** NEXT[action * CELLS + cell]: the neighbouring cell in that direction, or -1 off the board. */
+  private static final int[] NEXT = new int[NUM_ACTIONS * CELLS];
+
+  static {
+    int[] dr = {0, 1, -1, 0, 0}, dc = {0, 0, 0, -1, 1}; // noop, down, up, left, right
+    for (int a = 0; a < NUM_ACTIONS; a++) {
+      for (int cell = 0; cell < CELLS; cell++) {
+        int r = cell / SIDE + dr[a], c = cell % SIDE + dc[a];
+        NEXT[a * CELLS + cell] = r < 0 || c < 0 || r >= SIDE || c >= SIDE ? -1 : r * SIDE + c;
+      }
+    }
+  }
+
+  private static final byte WALL = Level.WALL, GOAL = Level.GOAL, BOX = Level.BOX, PLAYER = Level.PLAYER;
 
   public final int n;
   private final LevelSampler sampler;
   private final Rewards rw;
+  private final float targetReward, solveReward, timeoutReward;
+  private final int maxSteps;
 
   /** Observations, [env][plane][row][col]; kept current in place. */
   public final byte[] obs;
@@ -50,7 +65,7 @@ public final class BoxobanEnv {
   public final int[] lastTargetsReached;
 
   // Per-environment state.
-  private final byte[] wall, target, box; // [env][cell]
+  private final byte[] board; // [env][cell]: WALL | GOAL | BOX flags (the player is in agent[])
   private final int[] agent, steps, boxesLeft, targetsReached;
   private final long[] rewardedLo, rewardedHi; // targets that already earned their bonus
   private final float[] episodeReturn;
@@ -65,6 +80,10 @@ public final class BoxobanEnv {
     this.n = n;
     this.sampler = sampler;
     this.rw = rewards;
+    this.targetReward = rewards.target();
+    this.solveReward = rewards.solve();
+    this.timeoutReward = rewards.timeout();
+    this.maxSteps = rewards.maxSteps();
     obs = new byte[n * OBS];
     this.rewards = new float[n];
     dones = new boolean[n];
@@ -72,9 +91,7 @@ public final class BoxobanEnv {
     lastLength = new int[n];
     lastReturn = new float[n];
     lastTargetsReached = new int[n];
-    wall = new byte[n * CELLS];
-    target = new byte[n * CELLS];
-    box = new byte[n * CELLS];
+    board = new byte[n * CELLS];
     agent = new int[n];
     steps = new int[n];
     boxesLeft = new int[n];
@@ -85,11 +102,14 @@ public final class BoxobanEnv {
     episode = new long[n];
   }
 
+  public Rewards rewardSettings() { return rw; }
+
   /** Loads episode 0 of every environment. */
   public void reset() {
     for (int i = 0; i < n; i++) {
       episode[i] = 0;
-      load(i, sampler.level(i, 0));
+      sampler.board10(i, 0, board, i * CELLS);
+      started(i);
     }
   }
 
@@ -98,35 +118,33 @@ public final class BoxobanEnv {
     if (level.width() > SIDE || level.height() > SIDE) {
       throw new IllegalArgumentException("level is " + level.width() + "x" + level.height() + ", larger than 10x10");
     }
-    int base = i * CELLS;
-    java.util.Arrays.fill(wall, base, base + CELLS, (byte) 1);
-    java.util.Arrays.fill(target, base, base + CELLS, (byte) 0);
-    java.util.Arrays.fill(box, base, base + CELLS, (byte) 0);
-    int left = 0;
-    for (int r = 0; r < level.height(); r++) {
-      for (int c = 0; c < level.width(); c++) {
-        byte f = level.cell(r, c);
-        int k = base + r * SIDE + c;
-        wall[k] = (byte) ((f & Level.WALL) != 0 ? 1 : 0);
-        target[k] = (byte) ((f & Level.GOAL) != 0 ? 1 : 0);
-        box[k] = (byte) ((f & Level.BOX) != 0 ? 1 : 0);
-        if (box[k] == 1 && target[k] == 0) left++;
-      }
-    }
-    int p = level.player();
-    agent[i] = (p / level.width()) * SIDE + p % level.width();
-    steps[i] = 0;
-    boxesLeft[i] = left;
-    targetsReached[i] = 0;
-    episodeReturn[i] = 0;
-    // A box already on a target at reset earns nothing: mark those targets as rewarded.
+    LevelSampler.pad10(level, board, i * CELLS);
+    started(i);
+  }
+
+  /** Starts an episode on the board just written to {@code board[i]} (player flag still set). */
+  private void started(int i) {
+    int base = i * CELLS, left = 0, p = -1;
     long lo = 0, hi = 0;
     for (int c = 0; c < CELLS; c++) {
-      if (box[base + c] == 1 && target[base + c] == 1) {
+      byte f = board[base + c];
+      if ((f & PLAYER) != 0) {
+        p = c;
+        board[base + c] = (byte) (f & ~PLAYER);
+      }
+      if ((f & (BOX | GOAL)) == BOX) left++;
+      // A box already on a target at reset earns nothing: mark those targets as rewarded.
+      if ((f & (BOX | GOAL)) == (BOX | GOAL)) {
         if (c < 64) lo |= 1L << c;
         else hi |= 1L << (c - 64);
       }
     }
+    if (p < 0) throw new IllegalStateException("level without a player");
+    agent[i] = p;
+    steps[i] = 0;
+    boxesLeft[i] = left;
+    targetsReached[i] = 0;
+    episodeReturn[i] = 0;
     rewardedLo[i] = lo;
     rewardedHi[i] = hi;
     writeObs(i);
@@ -134,11 +152,14 @@ public final class BoxobanEnv {
 
   private void writeObs(int i) {
     int o = i * OBS, base = i * CELLS;
-    java.util.Arrays.fill(obs, o, o + CELLS, (byte) 0);
+    for (int c = 0; c < CELLS; c++) {
+      int f = board[base + c];
+      obs[o + c] = 0;
+      obs[o + PLANE_WALL * CELLS + c] = (byte) (f & WALL);
+      obs[o + PLANE_BOX * CELLS + c] = (byte) ((f >> 2) & 1);
+      obs[o + PLANE_TARGET * CELLS + c] = (byte) ((f >> 1) & 1);
+    }
     obs[o + agent[i]] = 1;
-    System.arraycopy(wall, base, obs, o + PLANE_WALL * CELLS, CELLS);
-    System.arraycopy(box, base, obs, o + PLANE_BOX * CELLS, CELLS);
-    System.arraycopy(target, base, obs, o + PLANE_TARGET * CELLS, CELLS);
   }
 
   /** Steps every environment with {@code actions[i]} in 0..4; auto-resets finished ones. */
@@ -153,33 +174,34 @@ public final class BoxobanEnv {
 
   private void stepOne(int i, int action) {
     if (action < 0 || action >= NUM_ACTIONS) throw new IllegalArgumentException("action " + action + " is not in 0..4");
-    int base = i * CELLS, o = i * OBS;
     float reward = 0f;
-    int a = agent[i];
     if (action != 0) {
-      int d = DELTA[action];
-      int next = a + d;
-      // The board is bordered by walls or padded with them, but a level may touch the edge:
-      // guard the row wrap for left/right and the array bounds for up/down.
-      if (inside(a, action) && wall[base + next] == 0) {
-        if (box[base + next] == 0) {
-          moveAgent(i, o, a, next);
-        } else if (inside(next, action)) {
-          int beyond = next + d;
-          if (wall[base + beyond] == 0 && box[base + beyond] == 0) {
-            box[base + next] = 0;
-            box[base + beyond] = 1;
-            obs[o + PLANE_BOX * CELLS + next] = 0;
-            obs[o + PLANE_BOX * CELLS + beyond] = 1;
-            if (target[base + next] == 1) boxesLeft[i]++;
-            if (target[base + beyond] == 1) {
-              boxesLeft[i]--;
-              if (firstTime(i, beyond)) {
-                reward += rw.target();
-                targetsReached[i]++;
+      int base = i * CELLS, a = agent[i];
+      int next = NEXT[action * CELLS + a];
+      if (next >= 0) {
+        byte f = board[base + next];
+        if ((f & (WALL | BOX)) == 0) {
+          moveAgent(i, a, next);
+        } else if ((f & WALL) == 0) {
+          int beyond = NEXT[action * CELLS + next];
+          if (beyond >= 0) {
+            byte g = board[base + beyond];
+            if ((g & (WALL | BOX)) == 0) {
+              int ob = i * OBS + PLANE_BOX * CELLS;
+              board[base + next] = (byte) (f & ~BOX);
+              board[base + beyond] = (byte) (g | BOX);
+              obs[ob + next] = 0;
+              obs[ob + beyond] = 1;
+              if ((f & GOAL) != 0) boxesLeft[i]++;
+              if ((g & GOAL) != 0) {
+                boxesLeft[i]--;
+                if (firstTime(i, beyond)) {
+                  reward += targetReward;
+                  targetsReached[i]++;
+                }
               }
+              moveAgent(i, a, next);
             }
-            moveAgent(i, o, a, next);
           }
         }
       }
@@ -187,10 +209,10 @@ public final class BoxobanEnv {
     int t = ++steps[i];
     boolean done = false, solved = false;
     if (boxesLeft[i] == 0) {
-      reward += rw.solve();
+      reward += solveReward;
       done = solved = true;
-    } else if (t >= rw.maxSteps()) {
-      reward += rw.timeout();
+    } else if (t >= maxSteps) {
+      reward += timeoutReward;
       done = true;
     }
     episodeReturn[i] += reward;
@@ -201,22 +223,13 @@ public final class BoxobanEnv {
       lastLength[i] = t;
       lastReturn[i] = episodeReturn[i];
       lastTargetsReached[i] = targetsReached[i];
-      load(i, sampler.level(i, ++episode[i]));
+      sampler.board10(i, ++episode[i], board, i * CELLS);
+      started(i);
     }
   }
 
-  private static boolean inside(int cell, int action) {
-    int r = cell / SIDE, c = cell % SIDE;
-    return switch (action) {
-      case 1 -> r < SIDE - 1;
-      case 2 -> r > 0;
-      case 3 -> c > 0;
-      case 4 -> c < SIDE - 1;
-      default -> true;
-    };
-  }
-
-  private void moveAgent(int i, int o, int from, int to) {
+  private void moveAgent(int i, int from, int to) {
+    int o = i * OBS;
     obs[o + from] = 0;
     obs[o + to] = 1;
     agent[i] = to;
@@ -235,6 +248,17 @@ public final class BoxobanEnv {
     return true;
   }
 
+  /**
+   * The active (non-zero) entries of environment {@code i}'s observation as indices into its 400
+   * values ({@code plane * 100 + cell}), ascending, written to {@code dst[off..]}; returns how many.
+   * At most 400; for policies that gather embeddings instead of multiplying the one-hot vector.
+   */
+  public int activeIndices(int i, int[] dst, int off) {
+    int o = i * OBS, k = off;
+    for (int j = 0; j < OBS; j++) if (obs[o + j] != 0) dst[k++] = j;
+    return k - off;
+  }
+
   /** Current step count of environment {@code i}'s episode. */
   public int steps(int i) { return steps[i]; }
   /** Episode number of environment {@code i} (how many episodes it has finished). */
@@ -244,21 +268,21 @@ public final class BoxobanEnv {
   /** The current position of environment {@code i} as a 10x10 level. */
   public Level board(int i) {
     byte[] cells = new byte[CELLS];
-    int base = i * CELLS;
-    for (int c = 0; c < CELLS; c++) {
-      cells[c] = (byte) ((wall[base + c] == 1 ? Level.WALL : 0) | (target[base + c] == 1 ? Level.GOAL : 0)
-          | (box[base + c] == 1 ? Level.BOX : 0) | (c == agent[i] ? Level.PLAYER : 0));
-    }
+    System.arraycopy(board, i * CELLS, cells, 0, CELLS);
+    cells[agent[i]] |= PLAYER;
     return new Level(SIDE, SIDE, cells);
   }
 
   /**
-   * The full state of environment {@code i} (for checkpoints): board, counters, masks, episode.
-   * Layout: 3*100 bytes (wall, target, box) then agent, steps, boxesLeft, targetsReached as ints,
-   * rewardedLo, rewardedHi, episode as longs, episodeReturn as float bits.
+   * The full state of every environment (for checkpoints): boards, counters, masks, episodes.
+   * Layout: three [env][cell] byte planes (wall, target, box, each 0/1), then per environment
+   * agent, steps, boxesLeft, targetsReached as ints, rewardedLo, rewardedHi, episode as longs,
+   * episodeReturn as a float. {@link #stateBytes} bytes.
    */
   public void saveState(java.nio.ByteBuffer out) {
-    out.put(wall).put(target).put(box);
+    for (int bit : new int[] {WALL, GOAL, BOX}) {
+      for (int c = 0; c < n * CELLS; c++) out.put((byte) ((board[c] & bit) != 0 ? 1 : 0));
+    }
     for (int i = 0; i < n; i++) {
       out.putInt(agent[i]).putInt(steps[i]).putInt(boxesLeft[i]).putInt(targetsReached[i]);
       out.putLong(rewardedLo[i]).putLong(rewardedHi[i]).putLong(episode[i]).putFloat(episodeReturn[i]);
@@ -269,8 +293,12 @@ public final class BoxobanEnv {
     return n * (3 * CELLS + 4 * 4 + 3 * 8 + 4);
   }
 
+  /** Restores what {@link #saveState} wrote (for the same {@code n}); rewrites the observations. */
   public void loadState(java.nio.ByteBuffer in) {
-    in.get(wall).get(target).get(box);
+    java.util.Arrays.fill(board, (byte) 0);
+    for (int bit : new int[] {WALL, GOAL, BOX}) {
+      for (int c = 0; c < n * CELLS; c++) if (in.get() != 0) board[c] |= (byte) bit;
+    }
     for (int i = 0; i < n; i++) {
       agent[i] = in.getInt();
       steps[i] = in.getInt();

@@ -12,10 +12,166 @@ import java.util.List;
  *   <li>XSB: {@code #} wall, space/{@code -}/{@code _} floor, {@code @} player, {@code +} player on
  *       goal, {@code $} box, {@code *} box on goal, {@code .} goal.
  *   <li>Boxoban files: levels of {@code ; N} header, rows of XSB characters, blank line.
+ *   <li>Reasoning-gym (the LLM track's board): {@code +} wall, {@code -} floor, {@code X} goal,
+ *       {@code @} box, {@code $} box on goal, {@code *} player, {@code %} player on goal; the spaced
+ *       {@code question} form (cells separated by single spaces, rows by newlines) and the
+ *       {@code gamestr} form (each row followed by two spaces and a newline, then a blank line).
  * </ul>
+ *
+ * <p>XSB and reasoning-gym disagree on {@code @ + $ *}: a reader takes the format from a flag or the
+ * file type, and {@link #guess} decides only where the text is unambiguous.
  */
 public final class Formats {
   private Formats() {}
+
+  /** A board text format. */
+  public enum Format {
+    XSB, BOXOBAN, RG;
+
+    /** Parses a {@code --format} value: xsb, boxoban, rg (also: reasoning-gym, llm). */
+    public static Format of(String name) {
+      return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+        case "xsb", "sok" -> XSB;
+        case "boxoban" -> BOXOBAN;
+        case "rg", "reasoning-gym", "llm" -> RG;
+        default -> throw new UserError("unknown format '" + name + "' (expected xsb, boxoban or rg)");
+      };
+    }
+  }
+
+  /** Parses one board in {@code format} (a Boxoban text must hold exactly one level). */
+  public static Level parse(String text, Format format, String source) {
+    return switch (format) {
+      case XSB -> parseXsb(text, source);
+      case RG -> parseRg(text, source);
+      case BOXOBAN -> {
+        List<Entry> es = parseBoxoban(text, source);
+        if (es.size() != 1) throw new UserError(source + ": holds " + es.size() + " levels, expected one");
+        yield es.get(0).level();
+      }
+    };
+  }
+
+  /** Parses one board, guessing its format ({@link #guess}). */
+  public static Level parseAny(String text, String source) {
+    return parse(text, guess(text, source), source);
+  }
+
+  /**
+   * The format of a file: from its extension ({@code .xsb .sok} XSB, {@code .rg} reasoning-gym),
+   * else a {@code ; N} header means Boxoban, else {@link #guess}.
+   */
+  public static Format formatOf(String fileName, String text, String source) {
+    String f = fileName.toLowerCase(java.util.Locale.ROOT);
+    if (f.endsWith(".xsb") || f.endsWith(".sok")) return Format.XSB;
+    if (f.endsWith(".rg")) return Format.RG;
+    return guess(text, source);
+  }
+
+  /**
+   * Guesses the format of a board text where that is unambiguous: a {@code ;} header line means
+   * Boxoban; {@code #} or {@code .} (never in reasoning-gym) means XSB; {@code X} or {@code %} (never
+   * in XSB) means reasoning-gym. Otherwise a {@link UserError} asks for the format.
+   */
+  public static Format guess(String text, String source) {
+    String t = text.strip();
+    if (t.startsWith(";")) return Format.BOXOBAN;
+    boolean xsb = t.indexOf('#') >= 0 || t.indexOf('.') >= 0;
+    boolean rg = t.indexOf('X') >= 0 || t.indexOf('%') >= 0;
+    if (xsb && !rg) return Format.XSB;
+    if (rg && !xsb) return Format.RG;
+    throw new UserError(source + ": cannot tell whether the board is XSB or reasoning-gym ("
+        + (xsb ? "it has glyphs of both" : "it has glyphs of neither") + "); give the format (e.g. --format xsb)");
+  }
+
+  /**
+   * Parses a reasoning-gym board, spaced {@code question} form or {@code gamestr} form: rows are
+   * lines; within a row, cells are the non-space characters (single spaces between cells; trailing
+   * spaces and blank lines at the start and end ignored). All rows must have the same width.
+   */
+  public static Level parseRg(String text, String source) {
+    String[] lines = text.split("\r?\n", -1);
+    int first = 0, last = lines.length - 1;
+    while (first <= last && lines[first].isBlank()) first++;
+    while (last >= first && lines[last].isBlank()) last--;
+    if (first > last) throw new UserError(source + ": empty board");
+    List<String> rows = new ArrayList<>();
+    for (int i = first; i <= last; i++) {
+      String line = lines[i].stripTrailing();
+      int lineNo = i + 1;
+      StringBuilder row = new StringBuilder();
+      for (int c = 0; c < line.length(); c++) {
+        char ch = line.charAt(c);
+        if (c % 2 == 1) {
+          if (ch != ' ') {
+            throw new UserError(source + " line " + lineNo + " column " + (c + 1)
+                + ": expected a space between cells, found '" + printable(ch) + "'");
+          }
+          continue;
+        }
+        char x = switch (ch) {
+          case '+' -> '#';
+          case '-' -> ' ';
+          case 'X' -> '.';
+          case '@' -> '$';
+          case '$' -> '*';
+          case '*' -> '@';
+          case '%' -> '+';
+          default -> throw new UserError(source + " line " + lineNo + " column " + (c + 1)
+              + ": unknown character '" + printable(ch) + "' (reasoning-gym uses + - X @ $ * %)");
+        };
+        row.append(x);
+      }
+      rows.add(row.toString());
+    }
+    return parseRows(rows, source, first + 1, true);
+  }
+
+  /** The reasoning-gym {@code question} form: cells separated by single spaces, rows by '\n'. */
+  public static String toRgQuestion(Level level) {
+    StringBuilder sb = new StringBuilder();
+    for (int r = 0; r < level.height(); r++) {
+      if (r > 0) sb.append('\n');
+      for (int c = 0; c < level.width(); c++) {
+        if (c > 0) sb.append(' ');
+        sb.append(rgChar(level.cell(r, c)));
+      }
+    }
+    return sb.toString();
+  }
+
+  /** The reasoning-gym {@code gamestr} form: each spaced row then two spaces and '\n', then '\n'. */
+  public static String toRgGamestr(Level level) {
+    StringBuilder sb = new StringBuilder();
+    for (String row : toRgQuestion(level).split("\n")) sb.append(row).append("  \n");
+    return sb.append('\n').toString();
+  }
+
+  static char rgChar(byte c) {
+    if ((c & Level.WALL) != 0) return '+';
+    boolean goal = (c & Level.GOAL) != 0;
+    if ((c & Level.PLAYER) != 0) return goal ? '%' : '*';
+    if ((c & Level.BOX) != 0) return goal ? '$' : '@';
+    return goal ? 'X' : '-';
+  }
+
+  /** A Boxoban file of {@code levels}, headers {@code ; 0}, {@code ; 1}, ... (each level, then a blank line). */
+  public static String toBoxoban(List<Level> levels) {
+    StringBuilder sb = new StringBuilder();
+    for (int k = 0; k < levels.size(); k++) {
+      sb.append("; ").append(k).append('\n').append(levels.get(k).toXsb()).append("\n\n");
+    }
+    return sb.toString();
+  }
+
+  /** Writes {@code level} in {@code format} ({@code BOXOBAN}: one level numbered 0). */
+  public static String write(Level level, Format format) {
+    return switch (format) {
+      case XSB -> level.toXsb();
+      case RG -> toRgQuestion(level);
+      case BOXOBAN -> toBoxoban(List.of(level));
+    };
+  }
 
   /** One level read from a multi-level file, with its {@code ; N} index and board text. */
   public record Entry(int index, Level level, String rows, int line) {}
