@@ -1,6 +1,9 @@
 package dev.speedrun.rl;
 
+import dev.speedrun.nn.AdamW;
 import dev.speedrun.nn.DefaultPolicy;
+import dev.speedrun.nn.Muon;
+import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
 
 /** Builds the recipe's policy and optimizer from the network engine ({@code nn}). */
@@ -15,7 +18,13 @@ public final class Engine {
 
   /** The recipe's optimizer over {@code net}'s parameters. */
   public static Optimizer optimizer(Recipe r, PolicyNet net) {
-    throw new UnsupportedOperationException("the network engine's optimizers are not merged yet");
+    AdamW.Config adam = new AdamW.Config(r.beta1(), r.beta2(), r.adamEps(), r.weightDecay());
+    if (r.optimizer().equals("muon")) {
+      // Muon on the recurrent matrices only; the gather-embedding and the heads get AdamW.
+      return new Muon(net.params(), new Muon.Config(r.muonMomentum(), true, 5, r.weightDecay(), adam),
+          t -> t.name().startsWith("rnn."));
+    }
+    return new AdamW(net.params(), adam);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.speedrun.rl;
 
 import dev.speedrun.UserError;
+import dev.speedrun.nn.Schedule;
 import java.lang.reflect.RecordComponent;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -63,7 +64,7 @@ public record Recipe(
     String lrSchedule,
     /** Iterations of linear warm-up from 0 before the schedule. */
     int warmupIterations,
-    /** Adam beta1 (also Muon's momentum). */
+    /** Adam beta1. */
     float beta1,
     /** Adam beta2. */
     float beta2,
@@ -71,6 +72,8 @@ public record Recipe(
     float adamEps,
     /** Decoupled weight decay. */
     float weightDecay,
+    /** Muon's momentum (Nesterov), for the recurrent matrices when optimizer is "muon". */
+    float muonMomentum,
     /** Global gradient-norm clip (0 disables). */
     float maxGradNorm,
 
@@ -99,7 +102,7 @@ public record Recipe(
       256, 64, 30_000_000L, 1f,
       0.99f, 0.95f, true, 1f, 1f, true,
       0.2f, true, 0.5f, 0.01f, 2, 64,
-      "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.5f,
+      "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2,
       "unfiltered/train", 50, 200, 50, 1000);
 
@@ -124,15 +127,15 @@ public record Recipe(
   /** Iterations of the whole run. */
   public long iterations() { return (totalSteps + stepsPerIteration() - 1) / stepsPerIteration(); }
 
-  /** Learning rate at iteration {@code it} (0-based) of {@code total}. */
-  public float learningRate(long it, long total) {
-    if (it < warmupIterations) return learningRate * (it + 1) / (warmupIterations + 1);
-    double frac = total <= warmupIterations ? 0 : (double) (it - warmupIterations) / (total - warmupIterations);
-    return switch (lrSchedule) {
-      case "linear" -> (float) (learningRate * (1.0 - frac));
-      case "cosine" -> (float) (learningRate * 0.5 * (1.0 + Math.cos(Math.PI * frac)));
-      default -> learningRate;
+  /** Learning rate by iteration (0-based): warm-up, then the schedule over the remaining iterations. */
+  public Schedule schedule() {
+    long rest = Math.max(1, iterations() - warmupIterations);
+    Schedule inner = switch (lrSchedule) {
+      case "linear" -> Schedule.linear(learningRate, 0f, rest);
+      case "cosine" -> Schedule.cosine(learningRate, 0f, rest);
+      default -> Schedule.constant(learningRate);
     };
+    return warmupIterations > 0 ? Schedule.warmup(warmupIterations, inner) : inner;
   }
 
   /** Fields by name, in declaration order (for logs and summaries). */

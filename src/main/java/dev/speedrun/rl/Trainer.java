@@ -3,7 +3,9 @@ package dev.speedrun.rl;
 import dev.speedrun.env.BoxobanEnv;
 import dev.speedrun.env.LevelSampler;
 import dev.speedrun.env.Rng;
+import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
+import dev.speedrun.nn.Schedule;
 import dev.speedrun.sokoban.Level;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -43,6 +45,7 @@ public final class Trainer {
   private final BoxobanEnv env;
   private final int n, t, s, b;
   private final PpoLoss.Coefs coefs;
+  private final Schedule schedule;
 
   // Counters (checkpointed).
   private long iteration, globalStep, episodes, solves;
@@ -87,6 +90,7 @@ public final class Trainer {
     this.s = net.stateSize();
     this.b = recipe.minibatchSegments();
     this.coefs = PpoLoss.Coefs.of(recipe);
+    this.schedule = recipe.schedule();
     env = new BoxobanEnv(n, sampler);
     env.reset();
     obs = new byte[t * n * O];
@@ -137,7 +141,7 @@ public final class Trainer {
     nanosEnv = nanosForward = 0;
     rollout();
     long t1 = System.nanoTime();
-    float lr = recipe.learningRate(iteration, recipe.iterations());
+    float lr = schedule.lr(iteration);
     PpoLoss.Stats st = new PpoLoss.Stats();
     double gradNorm = update(lr, st);
     nanosLearn = System.nanoTime() - t1;
@@ -151,6 +155,7 @@ public final class Trainer {
 
   private void rollout() {
     System.arraycopy(state, 0, h0, 0, state.length);
+    Arrays.fill(resetBefore, 0, n, false); // h0 already holds the zeroed rows
     float clamp = recipe.rewardClamp();
     for (int step = 0; step < t; step++) {
       int base = step * n;
@@ -167,15 +172,14 @@ public final class Trainer {
         stepActions[i] = a;
         actions[base + i] = a;
         logp[base + i] = logProb(stepLogits, i * A, a);
-        resetBefore[base + i] = false;
       }
       env.step(stepActions);
       for (int i = 0; i < n; i++) {
         rewards[base + i] = Math.max(-clamp, Math.min(clamp, env.rewards[i]));
         boolean d = env.dones[i];
         dones[base + i] = d;
+        if (step + 1 < t) resetBefore[base + n + i] = d; // the state was zeroed before the next step
         if (d) {
-          if (step + 1 < t) resetBefore[base + n + i] = true;
           Arrays.fill(state, i * s, (i + 1) * s, 0f);
           recordEpisode(env.lastSolved[i], env.lastReturn[i], env.lastLength[i]);
         }
@@ -261,7 +265,10 @@ public final class Trainer {
         PpoLoss.compute(t * b, A, mbLogits, mbValues, mbActions, mbOldLogp, mbAdv, mbRet, mbOldV, coefs,
             mbDLogits, mbDValues, mbRatio, st);
         net.backward(mbDLogits, mbDValues);
-        gradNormSum += opt.step(lr);
+        gradNormSum += recipe.maxGradNorm() > 0
+            ? Optimizer.clipGradNorm(net.params(), recipe.maxGradNorm())
+            : Optimizer.clipGradNorm(net.params(), Float.POSITIVE_INFINITY);
+        opt.step(lr);
         updates++;
         scatter(mb);
       }
@@ -367,7 +374,14 @@ public final class Trainer {
     float[] p = net.params().data;
     out.writeInt(p.length);
     for (float v : p) out.writeFloat(v);
-    opt.save(out);
+    out.writeLong(opt.steps());
+    java.util.Map<String, float[]> os = new java.util.TreeMap<>(opt.state());
+    out.writeInt(os.size());
+    for (var e : os.entrySet()) {
+      out.writeUTF(e.getKey());
+      out.writeInt(e.getValue().length);
+      for (float v : e.getValue()) out.writeFloat(v);
+    }
     ByteBuffer eb = ByteBuffer.allocate(BoxobanEnv.stateBytes(n));
     env.saveState(eb);
     out.writeInt(eb.capacity());
@@ -390,7 +404,16 @@ public final class Trainer {
     float[] p = net.params().data;
     expect(in.readInt(), p.length, "parameter count");
     for (int k = 0; k < p.length; k++) p[k] = in.readFloat();
-    opt.load(in);
+    opt.setSteps(in.readLong());
+    java.util.Map<String, float[]> os = opt.state();
+    expect(in.readInt(), os.size(), "optimizer state arrays");
+    for (int k = 0; k < os.size(); k++) {
+      String name = in.readUTF();
+      float[] a = os.get(name);
+      if (a == null) throw new IOException("checkpoint has optimizer state '" + name + "' this optimizer lacks");
+      expect(in.readInt(), a.length, "optimizer state " + name);
+      for (int q = 0; q < a.length; q++) a[q] = in.readFloat();
+    }
     int eb = in.readInt();
     expect(eb, BoxobanEnv.stateBytes(n), "environment state size");
     byte[] e = new byte[eb];

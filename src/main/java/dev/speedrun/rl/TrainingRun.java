@@ -3,6 +3,7 @@ package dev.speedrun.rl;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.speedrun.UserError;
 import dev.speedrun.env.LevelSampler;
+import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
 import dev.speedrun.sokoban.Level;
 import java.io.IOException;

@@ -29,13 +29,15 @@ class RecipeTest {
 
   @Test
   void learningRateSchedules() {
-    Recipe r = Recipe.PINNED.with(Map.of("warmupIterations", "0", "learningRate", "1", "lrSchedule", "linear"));
-    assertThat(r.learningRate(0, 10)).isEqualTo(1f);
-    assertThat(r.learningRate(5, 10)).isEqualTo(0.5f);
+    Recipe r = Recipe.PINNED.with(Map.of("warmupIterations", "0", "learningRate", "1", "lrSchedule", "linear",
+        "numEnvs", "64", "horizon", "1", "minibatchSegments", "64", "totalSteps", "640"));
+    assertThat(r.iterations()).isEqualTo(10);
+    assertThat(r.schedule().lr(0)).isEqualTo(1f);
+    assertThat(r.schedule().lr(5)).isEqualTo(0.5f);
     Recipe c = r.with(Map.of("lrSchedule", "cosine"));
-    assertThat(c.learningRate(5, 10)).isCloseTo(0.5f, org.assertj.core.api.Assertions.within(1e-6f));
-    Recipe w = r.with(Map.of("warmupIterations", "3", "lrSchedule", "constant"));
-    assertThat(w.learningRate(0, 10)).isEqualTo(0.25f);
-    assertThat(w.learningRate(3, 10)).isEqualTo(1f);
+    assertThat(c.schedule().lr(5)).isCloseTo(0.5f, org.assertj.core.api.Assertions.within(1e-6f));
+    Recipe w = r.with(Map.of("warmupIterations", "4", "lrSchedule", "constant"));
+    assertThat(w.schedule().lr(0)).isEqualTo(0.25f);
+    assertThat(w.schedule().lr(4)).isEqualTo(1f);
   }
 }
