@@ -3,7 +3,9 @@ package dev.speedrun.rl;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.speedrun.UserError;
 import dev.speedrun.env.LevelSampler;
+import dev.speedrun.nn.DefaultPolicy;
 import dev.speedrun.nn.Optimizer;
+import dev.speedrun.nn.Workers;
 import dev.speedrun.nn.PolicyNet;
 import dev.speedrun.sokoban.Level;
 import java.io.IOException;
@@ -144,8 +146,10 @@ public final class TrainingRun {
     sb.append("revision: ").append(rev.get("commit")).append(Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "").append('\n');
     sb.append("jdk: ").append(RunInfo.jdk()).append('\n');
     sb.append("machine: ").append(RunInfo.cpu()).append(", ").append(RunInfo.cores()).append(" cores\n");
-    sb.append("seed: ").append(s.seed()).append("  threads: ").append(s.threads()).append('\n');
-    sb.append("levels: ").append(s.levelSource()).append("  validation levels: ").append(s.validation().size()).append('\n');
+    sb.append("seed: ").append(s.seed()).append('\n');
+    sb.append("threads: ").append(s.threads()).append('\n');
+    sb.append("levels: ").append(s.levelSource()).append('\n');
+    sb.append("validation levels: ").append(s.validation().size()).append('\n');
     sb.append("overridden: ").append(s.overridden() ? "yes " + s.overrides() + " (cannot become a record)" : "no (pinned recipe)").append('\n');
     sb.append(String.format("flops/step: %.3g (forward %.0f multiply-adds per env step)%n", Engine.flopsPerStep(s.recipe()), Engine.forwardMacs(s.recipe())));
     sb.append("recipe:\n").append(s.recipe().describe());
@@ -155,6 +159,9 @@ public final class TrainingRun {
   private Result loop(boolean resuming) throws IOException {
     Recipe r = setup.recipe();
     PolicyNet net = setup.factory().policy(r, setup.seed());
+    // Both phases split over the engine's worker pool (results do not depend on the thread count).
+    Workers workers = new Workers(setup.threads());
+    if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
     Trainer tr = new Trainer(r, setup.seed(), net, opt, setup.train());
     double clockBase = 0;
@@ -179,6 +186,7 @@ public final class TrainingRun {
     try {
       return body(tr, clockBase);
     } finally {
+      workers.close();
       done.countDown();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);

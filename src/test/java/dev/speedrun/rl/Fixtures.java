@@ -20,6 +20,11 @@ final class Fixtures {
 
   /** As above with floor sides from 3 to {@code maxSide}. */
   static List<Level> easyLevels(int count, long seed, int maxSide) {
+    return easyLevels(count, seed, maxSide, false);
+  }
+
+  /** With {@code behind}, the player starts on the cell behind the box (one straight push run solves it). */
+  static List<Level> easyLevels(int count, long seed, int maxSide, boolean behind) {
     Rng rng = new Rng(seed);
     List<Level> out = new ArrayList<>();
     while (out.size() < count) {
@@ -33,15 +38,15 @@ final class Fixtures {
       int len = horizontal ? w : h;
       int goal = rng.nextInt(len), box = rng.nextInt(len);
       int dir = Integer.signum(goal - box); // push direction along the line
-      int behind = box - dir;
-      if (goal == box || behind < 0 || behind >= len) continue;
+      int back = box - dir;
+      if (goal == box || back < 0 || back >= len) continue;
       int other = rng.nextInt(horizontal ? h : w);
       int gCell = horizontal ? (other + 1) * W + goal + 1 : (goal + 1) * W + other + 1;
       int bCell = horizontal ? (other + 1) * W + box + 1 : (box + 1) * W + other + 1;
       cells[gCell] |= Level.GOAL;
       cells[bCell] |= Level.BOX;
-      int p;
-      do {
+      int p = horizontal ? (other + 1) * W + back + 1 : (back + 1) * W + other + 1;
+      if (!behind) do {
         p = (1 + rng.nextInt(h)) * W + 1 + rng.nextInt(w);
       } while (p == gCell || p == bCell);
       cells[p] |= Level.PLAYER;
