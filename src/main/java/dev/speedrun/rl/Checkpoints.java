@@ -49,9 +49,12 @@ public final class Checkpoints {
     Path tmp = dir.resolve(".tmp-" + name);
     deleteTree(tmp);
     Files.createDirectories(tmp);
-    Policies.save(tmp.resolve("policy.safetensors"), tr.policy(),
-        Map.of("iteration", Long.toString(tr.iteration()), "global_step", Long.toString(tr.globalStep()),
-            "seed", Long.toString(tr.seed)));
+    // A sorted map: Map.of's iteration order changes from one JVM to the next, and the bytes must not.
+    Map<String, String> policyMeta = new java.util.TreeMap<>();
+    policyMeta.put("iteration", Long.toString(tr.iteration()));
+    policyMeta.put("global_step", Long.toString(tr.globalStep()));
+    policyMeta.put("seed", Long.toString(tr.seed));
+    Policies.save(tmp.resolve("policy.safetensors"), tr.policy(), policyMeta);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeInt(MAGIC);
