@@ -22,7 +22,7 @@ import picocli.CommandLine.Command;
 
       // area nn: bench nn
 
-      // area train: train, bench train
+      TrainCommand.class, // area train: train, bench train
 
       EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 
