@@ -3,7 +3,7 @@ package dev.speedrun.cli;
 import dev.speedrun.UserError;
 import dev.speedrun.eval.EvalReport;
 import dev.speedrun.eval.Evaluator;
-import dev.speedrun.eval.LevelRoot;
+import dev.speedrun.sokoban.LevelSources;
 import dev.speedrun.eval.LevelSet;
 import dev.speedrun.eval.Scoring;
 import dev.speedrun.record.RecordVerifier;
@@ -74,7 +74,7 @@ public final class RecordCommand implements Runnable {
         Path ck = r.finalCheckpoint();
         out.println("scoring " + ck + " on " + LevelSet.TEST_SPLIT + " (no " + ev + " yet)...");
         out.flush();
-        LevelSet set = LevelSet.load(LevelRoot.locate(levels), LevelSet.TEST_SPLIT);
+        LevelSet set = LevelSet.load(LevelSources.root(levels == null ? null : levels.toString()), LevelSet.TEST_SPLIT);
         int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         EvalReport rep = Scoring.score(ck, run.relativize(ck).toString(), set, Evaluator.Options.greedy(th));
         rep.write(ev);
