@@ -331,20 +331,25 @@ public final class LlmEval {
     o.put("model", model).put("endpoint", endpoint).put("dataset", dataset);
     o.put("k", s.k()).put("temperature", s.temperature()).put("top_p", s.topP())
         .put("max_tokens", s.maxTokens()).put("seed", s.seed()).put("n_mode", r.mode().name().toLowerCase());
+    o.put("resumed_puzzles", r.resumed()).put("requests", r.requests()).put("retries", r.retries());
+    figures(o, r, s.k());
+    return o;
+  }
+
+  /** Adds the figures and per-puzzle results of a report to {@code o}. */
+  public static void figures(ObjectNode o, Report r, int k) {
     PassStats st = r.stats();
     o.put("puzzles", st.puzzles()).put("pass_at_1", st.pass1()).put("pass_at_k", st.passK())
         .put("answer_rate", st.answerRate());
     o.putObject("ci").put("method", st.interval()).put("lo", st.lo()).put("hi", st.hi());
     o.put("lower_ci", st.lo()).put("bar", 0.80).put("clears_bar", st.lo() > 0.80);
-    o.put("resumed_puzzles", r.resumed()).put("requests", r.requests()).put("retries", r.retries());
     ArrayNode per = o.putArray("per_puzzle");
     for (PuzzleResult p : r.puzzles()) {
       ObjectNode x = per.addObject();
       x.put("index", p.index()).put("solved", p.solved()).put("answered", p.answered())
-          .put("pass_at_1", (double) p.solved() / s.k());
+          .put("pass_at_1", (double) p.solved() / k);
       ArrayNode mv = x.putArray("moves");
       for (Reward.Result rr : p.results()) if (rr.answered()) mv.add(rr.moves()); else mv.addNull();
     }
-    return o;
   }
 }
