@@ -76,6 +76,9 @@ public final class LlmCommand implements Runnable {
     @Option(names = "--json", description = "Print a JSON summary (with --out).")
     boolean json;
 
+    @Option(names = "--boxoban-out", description = "Also write the boards padded with walls to 10x10 as a Boxoban file, for training our agents.")
+    Path boxobanOut;
+
     @Override
     public Integer call() throws Exception {
       PuzzleGenerator.Split sp = switch (split) {
@@ -91,6 +94,11 @@ public final class LlmCommand implements Runnable {
       PuzzleGenerator.Settings s = new PuzzleGenerator.Settings(d.minSide(), d.maxSide(), d.minBoxes(),
           d.maxBoxes(), minMoves, maxMoves, d.maxStates());
       List<Puzzle> ps = PuzzleGenerator.generate(sp, count, seed, s, ex);
+      if (boxobanOut != null) {
+        List<dev.speedrun.sokoban.Level> padded = new java.util.ArrayList<>();
+        for (Puzzle p : ps) padded.add(PuzzleGenerator.pad10(p.level()));
+        Datasets.writeAtomically(boxobanOut, dev.speedrun.sokoban.Formats.toBoxoban(padded));
+      }
       PrintWriter o = spec.commandLine().getOut();
       if (out == null) {
         for (Puzzle p : ps) o.println(JSON.writeValueAsString(Datasets.toJson(p)));
