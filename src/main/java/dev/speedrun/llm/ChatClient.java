@@ -87,13 +87,13 @@ public final class ChatClient {
     String body = requestBody(messages, n, seed);
     String lastError = "";
     for (int attempt = 0; ; attempt++) {
+      if (attempt > o.retries()) {
+        throw new Failed("server " + uri + " failed " + attempt + " times; last: " + lastError);
+      }
       if (attempt > 0) {
         retried.incrementAndGet();
         long ms = Math.min(o.maxBackoff().toMillis(), o.backoff().toMillis() << Math.min(attempt - 1, 20));
         Thread.sleep(ms);
-      }
-      if (attempt > o.retries()) {
-        throw new Failed("server " + uri + " failed " + attempt + " times; last: " + lastError);
       }
       HttpRequest.Builder rb = HttpRequest.newBuilder(uri).timeout(o.timeout())
           .header("Content-Type", "application/json")
