@@ -18,17 +18,17 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       // Each area registers its commands on its own line below (keeps merges clean).
 
-      LevelsCommand.class, // area foundation: replay, solve, generate, levels, bench env
+      LevelsCommand.class, ReplayCommand.class, SolveCommand.class, GenerateCommand.class, // area foundation: replay, solve, generate, levels, bench env
 
       // area nn: bench nn
 
       // area train: train, bench train
 
-      EvalCommand.class, // area eval
+      EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 
       LlmCommand.class, // area llm
 
-      // area play: play
+      PlayCommand.class, // area play
 
     })
 public final class Main implements Callable<Integer> {

@@ -451,4 +451,29 @@ class BoxobanEnvTest {
       }
     }
   }
+
+  /** Solver solutions played through the environment solve with return 1 + 0.25 per target. */
+  @Test
+  void solverSolutionsSolveInTheEnvironment() {
+    LevelStore store = TestData.unfilteredTest();
+    int solved = 0;
+    for (int k = 0; k < 1000; k += 25) {
+      Level l = store.level(k);
+      dev.speedrun.sokoban.Solver.Result r = new dev.speedrun.sokoban.Solver(l).solve(2_000_000, 60_000);
+      assertThat(r.solved()).isTrue();
+      if (r.moves().length() > 120) continue;
+      BoxobanEnv e = env(l);
+      float ret = 0;
+      for (int t = 0; t < r.moves().length(); t++) {
+        step(e, Direction.ofLetter(r.moves().charAt(t)).action());
+        ret += e.rewards[0];
+        assertThat(e.dones[0]).isEqualTo(t == r.moves().length() - 1);
+      }
+      assertThat(e.lastSolved[0]).isTrue();
+      assertThat(e.lastTargetsReached[0]).isEqualTo(l.boxCount());
+      assertThat(ret).isCloseTo(1f + 0.25f * l.boxCount(), within(1e-6f));
+      solved++;
+    }
+    assertThat(solved).isGreaterThan(30);
+  }
 }
