@@ -69,17 +69,19 @@ public final class AgentEval {
     int[] solved = new int[puzzles.size()], answered = new int[puzzles.size()];
     for (int i = 0; i < puzzles.size(); i++) {
       Level level = puzzles.get(i).level();
-      List<String> answers = new ArrayList<>(k);
+      List<String> answers = new ArrayList<>(k), reasons = new ArrayList<>(k);
       List<Reward.Result> rs = new ArrayList<>(k);
       for (int j = 0; j < k; j++) {
         String m = moves[i * k + j].toString();
         answers.add(m);
         Reward.Result r = Reward.replay(level, m);
         rs.add(r);
+        // As a chat server would say: "stop" when the episode ended by a solve, "length" at 120 steps.
+        reasons.add(r.solved() ? "stop" : "length");
         if (r.solved()) solved[i]++;
         answered[i]++;
       }
-      results.add(new LlmEval.PuzzleResult(i, List.copyOf(answers), List.copyOf(rs)));
+      results.add(new LlmEval.PuzzleResult(i, List.copyOf(answers), List.copyOf(reasons), List.copyOf(rs)));
     }
     return new LlmEval.Report(PassStats.of(solved, answered, k), results,
         LlmEval.NMode.SEEDS, 0, 0, 0);
