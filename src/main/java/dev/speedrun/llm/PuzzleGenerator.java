@@ -134,4 +134,11 @@ public final class PuzzleGenerator {
     }
     return allOnGoals ? null : new Level(w, h, cells);
   }
+
+  /** The board padded with walls to 10x10 at the top-left, as the agents' environment sees it. */
+  public static Level pad10(Level level) {
+    byte[] cells = new byte[100];
+    dev.speedrun.env.LevelSampler.pad10(level, cells, 0);
+    return new Level(10, 10, cells);
+  }
 }
