@@ -162,6 +162,7 @@ class PlayServerTest {
     refused(get("/api/level?split=unfiltered/valid&file=500&index=0"), 404, "not in the levels folder");
     refused(get("/api/level?split=unfiltered/valid&file=0&index=5000"), 404, "levels 0..999");
     refused(get("/api/random?source=..%2F..&seed=1"), 400, "unknown split");
+    refused(get("/api/random?source=generated:boxoban&seed=1"), 404, "no level generator");
     assertThat(raw("GET /api/level?split=%zz&file=0&index=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")).contains(" 400");
   }
 
