@@ -51,7 +51,7 @@ class PlayPageE2ETest {
     int[] script = solution.chars().map(c -> Direction.ofLetter((char) c).action()).toArray();
     PlayServer.Solver solver = l -> l.equals(level) ? Optional.of(solution) : Optional.empty();
     try (PlayServer server = PlayServer.start(new PlayServer.Options("127.0.0.1", 0,
-        new LevelLibrary(TestTools.boxoban()), root, p -> new ScriptedNet(script), solver, null))) {
+        new LevelLibrary(TestTools.boxoban()), root, p -> new ScriptedNet(script), solver, generator()))) {
       Map<String, Object> cfg = new LinkedHashMap<>();
       cfg.put("url", server.url());
       cfg.put("chromium", chromium.toString());
@@ -96,6 +96,21 @@ class PlayPageE2ETest {
     var result = new ObjectMapper().readTree(captured.toString(StandardCharsets.UTF_8));
     assertThat(result.path("solved").asBoolean()).as(captured.toString(StandardCharsets.UTF_8)).isTrue();
     assertThat(result.path("done_at").asInt()).isEqualTo(solution.length());
+  }
+
+  /** The real generator in the LLM track's smallest style. */
+  private static PlayServer.Generator generator() {
+    return new PlayServer.Generator() {
+      @Override
+      public List<String> styles() {
+        return List.of("llm");
+      }
+
+      @Override
+      public Level generate(String style, long seed) {
+        return new dev.speedrun.sokoban.Generator(dev.speedrun.sokoban.Generator.Settings.of(6, 6, 2)).generate(seed, 0);
+      }
+    };
   }
 
   private static void npmCi(Path dir) throws Exception {
