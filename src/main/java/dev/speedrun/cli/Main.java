@@ -24,9 +24,9 @@ import picocli.CommandLine.Command;
 
       // area train: train, bench train
 
-      EvalCommand.class, // area eval
+      EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 
-      // area llm: llm
+      LlmCommand.class, // area llm
 
       PlayCommand.class, // area play
 

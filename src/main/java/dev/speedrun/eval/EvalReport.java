@@ -128,7 +128,7 @@ public record EvalReport(
       Interval bk = Intervals.bootstrap(anySolved());
       j.putObject("ci95_bootstrap_pass_at_k").put("lo", bk.lo()).put("hi", bk.hi());
     }
-    if (barApplies()) j.putObject("bar").put("threshold", BAR).put("cleared", clearsBar());
+    if (barApplies()) j.putObject("bar").put("threshold", BAR).put("cleared", b.lo() > BAR);
     ArrayNode arr = j.putArray("levels");
     for (LevelResult r : levels) {
       ObjectNode o = arr.addObject().put("address", r.address()).put("sha256", r.sha256());
@@ -240,8 +240,9 @@ public record EvalReport(
     if (w != null) sb.append(String.format(Locale.ROOT, "95%% CI Wilson    [%.4f, %.4f]%n", w.lo(), w.hi()));
     if (samples > 1) sb.append(String.format(Locale.ROOT, "pass@%d %.4f%n", samples, passAtK()));
     if (barApplies()) {
-      sb.append(String.format(Locale.ROOT, "bar: lower CI %.4f %s %.2f: %s%n", b.lo(), clearsBar() ? ">" : "<=", BAR,
-          clearsBar() ? "CLEARED" : "not cleared"));
+      boolean clear = b.lo() > BAR;
+      sb.append(String.format(Locale.ROOT, "bar: lower CI %.4f %s %.2f: %s%n", b.lo(), clear ? ">" : "<=", BAR,
+          clear ? "CLEARED" : "not cleared"));
     }
     return sb.toString();
   }

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.speedrun.UserError;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The default recurrent actor-critic: a gather-embedding of the observation's active cells, ReLU,
@@ -121,6 +124,13 @@ public final class DefaultPolicy implements PolicyNet {
   private final Params.Tensor[] rnnW, rnnB;
   private final Acts roll = new Acts(), train = new Acts();
   private boolean haveForward;
+  private Workers workers = SERIAL;
+  private final ParMm mm = new ParMm();
+  private final float[][] wT; // [L][H][G]: rnn.l.weight transposed, refreshed by every forward pass
+
+  private static final Workers SERIAL = new Workers(1);
+  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+  private static final int V = F.length();
 
   public DefaultPolicy(Config cfg) {
     this.cfg = cfg;
@@ -142,6 +152,7 @@ public final class DefaultPolicy implements PolicyNet {
     valW = params.add("value.weight", 1, H);
     valB = params.add("value.bias", 1);
     params.allocate();
+    wT = new float[L][H * G];
     init();
   }
 
@@ -164,6 +175,11 @@ public final class DefaultPolicy implements PolicyNet {
   @Override public int stateSize() { return S; }
   @Override public Params params() { return params; }
 
+  /** Splits the work of this policy over {@code workers} (results do not depend on the thread count). */
+  public void setWorkers(Workers workers) {
+    this.workers = workers;
+  }
+
   @Override
   public void step(byte[] obs, int n, float[] state, float[] logits, float[] values) {
     roll.ensure(n, n, H, L, false);
@@ -181,6 +197,18 @@ public final class DefaultPolicy implements PolicyNet {
     haveForward = true;
   }
 
+  // The job being run by the worker tasks below (set before each Workers.run, read by the tasks).
+  private Acts cur;
+  private byte[] curObs;
+  private int curLayer;
+  private float[] curSum, curSrc;
+  private int curSumOff, curSumRows, curSumCols;
+  private final Workers.Task embedTask = this::embedRows;
+  private final Workers.Task scanTask = this::scanForward;
+  private final Workers.Task scanBackTask = this::scanBackward;
+  private final Workers.Task embedBackTask = this::embedBackwardCols;
+  private final Workers.Task colSumTask = this::colSumCols;
+
   private void run(Acts s, byte[] obs, boolean[] resetBefore, float[] h0, int t, int b, float[] logits, float[] values) {
     int rows = t * b;
     s.t = t;
@@ -189,63 +217,97 @@ public final class DefaultPolicy implements PolicyNet {
     else Arrays.fill(s.reset, 0, rows, false);
     System.arraycopy(h0, 0, s.h0, 0, b * S);
     float[] w = params.data;
-
-    // Embedding: gather-sum of the active cells' rows, then ReLU.
-    float[] x0 = s.x[0];
-    for (int r = 0; r < rows; r++) {
-      int c = 0, ob = r * OBS, ab = r * OBS, xo = r * H;
-      for (int i = 0; i < OBS; i++) if (obs[ob + i] != 0) s.active[ab + c++] = i;
-      s.count[r] = c;
-      System.arraycopy(w, embB.offset(), x0, xo, H);
-      for (int q = 0; q < c; q++) {
-        int wo = embW.offset() + s.active[ab + q] * H;
-        for (int j = 0; j < H; j++) x0[xo + j] += w[wo + j];
-      }
-      for (int j = 0; j < H; j++) if (x0[xo + j] < 0f) x0[xo + j] = 0f;
-    }
-
-    // minGRU layers.
+    cur = s;
+    curObs = obs;
+    workers.run(embedTask, rows, 4);
+    curObs = null;
     for (int l = 0; l < L; l++) {
-      float[] x = s.x[l], a = s.a[l], hs = s.h[l], y = s.x[l + 1];
+      float[] a = s.a[l];
       for (int r = 0; r < rows; r++) System.arraycopy(w, rnnB[l].offset(), a, r * G, G);
-      Kernels.abt(x, 0, w, rnnW[l].offset(), a, 0, rows, G, H, true);
-      for (int ti = 0; ti < t; ti++) {
-        for (int bi = 0; bi < b; bi++) {
-          int r = ti * b + bi, ao = r * G, ho = r * H;
-          float[] hp;
-          int hpo;
-          boolean zero = s.reset[r];
-          if (ti == 0) {
-            hp = s.h0;
-            hpo = bi * S + l * H;
-          } else {
-            hp = hs;
-            hpo = (r - b) * H;
-          }
-          for (int j = 0; j < H; j++) {
-            float c = a[ao + j];
-            float z = sigmoid(a[ao + H + j]);
-            float p = sigmoid(a[ao + 2 * H + j]);
-            float g = c >= 0f ? c + 0.5f : sigmoid(c);
-            float prev = zero ? 0f : hp[hpo + j];
-            float hn = prev + z * (g - prev);
-            hs[ho + j] = hn;
-            float xv = x[ho + j];
-            y[ho + j] = xv + p * (hn - xv);
-          }
-        }
-      }
+      transpose(w, rnnW[l].offset(), G, H, wT[l]);
+      mm.ab(workers, s.x[l], 0, wT[l], 0, a, 0, rows, G, H, true);
+      curLayer = l;
+      workers.run(scanTask, b, 1);
     }
-
-    // Heads.
     float[] xl = s.x[L];
     for (int r = 0; r < rows; r++) System.arraycopy(w, polB.offset(), logits, r * A, A);
-    Kernels.abt(xl, 0, w, polW.offset(), logits, 0, rows, A, H, true);
-    for (int r = 0; r < rows; r++) {
-      float v = w[valB.offset()];
-      int xo = r * H, vo = valW.offset();
-      for (int j = 0; j < H; j++) v += xl[xo + j] * w[vo + j];
-      values[r] = v;
+    mm.abt(workers, xl, 0, w, polW.offset(), logits, 0, rows, A, H, true);
+    Arrays.fill(values, 0, rows, w[valB.offset()]);
+    mm.abt(workers, xl, 0, w, valW.offset(), values, 0, rows, 1, H, true);
+  }
+
+  /** dst[c][r] = src[off + r*cols + c] for a [rows][cols] matrix. */
+  private static void transpose(float[] src, int off, int rows, int cols, float[] dst) {
+    for (int r = 0; r < rows; r++) for (int c = 0; c < cols; c++) dst[c * rows + r] = src[off + r * cols + c];
+  }
+
+  /** Embedding of rows [r0, r1): gather-sum of the active cells' rows plus bias, then ReLU. */
+  private void embedRows(int worker, int r0, int r1) {
+    Acts s = cur;
+    byte[] obs = curObs;
+    float[] w = params.data, x0 = s.x[0];
+    int hv = H - H % V;
+    for (int r = r0; r < r1; r++) {
+      int c = 0, ob = r * OBS, xo = r * H;
+      for (int i = 0; i < OBS; i++) if (obs[ob + i] != 0) s.active[ob + c++] = i;
+      s.count[r] = c;
+      for (int j = 0; j < hv; j += V) {
+        FloatVector acc = FloatVector.fromArray(F, w, embB.offset() + j);
+        for (int q = 0; q < c; q++) acc = acc.add(FloatVector.fromArray(F, w, embW.offset() + s.active[ob + q] * H + j));
+        acc.max(0f).intoArray(x0, xo + j);
+      }
+      for (int j = hv; j < H; j++) {
+        float acc = w[embB.offset() + j];
+        for (int q = 0; q < c; q++) acc += w[embW.offset() + s.active[ob + q] * H + j];
+        x0[xo + j] = Math.max(acc, 0f);
+      }
+    }
+  }
+
+  /**
+   * minGRU recurrence of layer {@code curLayer} for sequences [b0, b1): replaces the
+   * pre-activations in a by the activations (g, sigmoid(z), sigmoid(p)) that the backward pass
+   * reads, and writes h and the layer output.
+   */
+  private void scanForward(int worker, int b0, int b1) {
+    Acts s = cur;
+    int l = curLayer, t = s.t, b = s.b, hv = H - H % V;
+    float[] x = s.x[l], a = s.a[l], hs = s.h[l], y = s.x[l + 1];
+    for (int ti = 0; ti < t; ti++) {
+      for (int bi = b0; bi < b1; bi++) {
+        int r = ti * b + bi, ao = r * G, ho = r * H;
+        boolean zero = s.reset[r];
+        float[] hp = ti == 0 ? s.h0 : hs;
+        int hpo = ti == 0 ? bi * S + l * H : (r - b) * H;
+        for (int j = 0; j < hv; j += V) {
+          FloatVector c = FloatVector.fromArray(F, a, ao + j);
+          FloatVector z = sigmoid(FloatVector.fromArray(F, a, ao + H + j));
+          FloatVector p = sigmoid(FloatVector.fromArray(F, a, ao + 2 * H + j));
+          FloatVector g = sigmoid(c).blend(c.add(0.5f), c.compare(VectorOperators.GE, 0f));
+          FloatVector prev = zero ? FloatVector.zero(F) : FloatVector.fromArray(F, hp, hpo + j);
+          FloatVector hn = g.sub(prev).fma(z, prev);
+          FloatVector xv = FloatVector.fromArray(F, x, ho + j);
+          hn.intoArray(hs, ho + j);
+          hn.sub(xv).fma(p, xv).intoArray(y, ho + j);
+          g.intoArray(a, ao + j);
+          z.intoArray(a, ao + H + j);
+          p.intoArray(a, ao + 2 * H + j);
+        }
+        for (int j = hv; j < H; j++) {
+          float c = a[ao + j];
+          float z = sigmoid(a[ao + H + j]);
+          float p = sigmoid(a[ao + 2 * H + j]);
+          float g = c >= 0f ? c + 0.5f : sigmoid(c);
+          float prev = zero ? 0f : hp[hpo + j];
+          float hn = Math.fma(z, g - prev, prev);
+          hs[ho + j] = hn;
+          float xv = x[ho + j];
+          y[ho + j] = Math.fma(p, hn - xv, xv);
+          a[ao + j] = g;
+          a[ao + H + j] = z;
+          a[ao + 2 * H + j] = p;
+        }
+      }
     }
   }
 
@@ -255,77 +317,136 @@ public final class DefaultPolicy implements PolicyNet {
     Acts s = train;
     int t = s.t, b = s.b, rows = t * b;
     float[] w = params.data, gr = params.grad;
-    float[] dy = s.dy, dx = s.dx, da = s.da;
+    cur = s;
 
-    // Heads: dx_L = dLogits . policy.weight + dValues * value.weight; weight grads.
+    // Heads: dx_L = dLogits . policy.weight + dValues (x) value.weight, and their weight gradients.
     float[] xl = s.x[L];
-    Kernels.ab(dLogits, 0, w, polW.offset(), dy, 0, rows, H, A, false);
-    Kernels.atb(dLogits, 0, xl, 0, gr, polW.offset(), A, H, rows, true);
-    for (int r = 0; r < rows; r++) {
-      float dv = dValues[r];
-      int xo = r * H, vo = valW.offset();
-      for (int j = 0; j < H; j++) {
-        dy[xo + j] += dv * w[vo + j];
-        gr[vo + j] += dv * xl[xo + j];
-      }
-      gr[valB.offset()] += dv;
-      for (int k = 0; k < A; k++) gr[polB.offset() + k] += dLogits[r * A + k];
-    }
+    mm.ab(workers, dLogits, 0, w, polW.offset(), s.dy, 0, rows, H, A, false);
+    mm.ab(workers, dValues, 0, w, valW.offset(), s.dy, 0, rows, H, 1, true);
+    mm.atb(workers, dLogits, 0, xl, 0, gr, polW.offset(), A, H, rows, true);
+    mm.atb(workers, dValues, 0, xl, 0, gr, valW.offset(), 1, H, rows, true);
+    colSum(dLogits, rows, A, polB.offset());
+    colSum(dValues, rows, 1, valB.offset());
 
-    // minGRU layers, last to first; dy holds dLoss/d(output of layer l).
+    // minGRU layers, last to first; dy holds dLoss/d(output of layer l), dx receives dLoss/d(input).
     for (int l = L - 1; l >= 0; l--) {
-      float[] x = s.x[l], a = s.a[l], hs = s.h[l];
-      Arrays.fill(s.dhc, 0, b * H, 0f);
-      for (int ti = t - 1; ti >= 0; ti--) {
-        for (int bi = 0; bi < b; bi++) {
-          int r = ti * b + bi, ao = r * G, ho = r * H, co = bi * H;
-          boolean zero = s.reset[r];
-          float[] hp = ti == 0 ? s.h0 : hs;
-          int hpo = ti == 0 ? bi * S + l * H : (r - b) * H;
-          for (int j = 0; j < H; j++) {
-            float c = a[ao + j];
-            float z = sigmoid(a[ao + H + j]);
-            float p = sigmoid(a[ao + 2 * H + j]);
-            float sc = c >= 0f ? 0f : sigmoid(c);
-            float g = c >= 0f ? c + 0.5f : sc;
-            float dg = c >= 0f ? 1f : sc * (1f - sc);
-            float prev = zero ? 0f : hp[hpo + j];
-            float hn = hs[ho + j], xv = x[ho + j], dyv = dy[ho + j];
-            float dh = dyv * p + s.dhc[co + j];
-            da[ao + 2 * H + j] = dyv * (hn - xv) * p * (1f - p);
-            dx[ho + j] = dyv * (1f - p);
-            da[ao + H + j] = dh * (g - prev) * z * (1f - z);
-            da[ao + j] = dh * z * dg;
-            s.dhc[co + j] = zero ? 0f : dh * (1f - z);
-          }
-        }
-      }
-      Kernels.atb(da, 0, x, 0, gr, rnnW[l].offset(), G, H, rows, true);
-      int bo = rnnB[l].offset();
-      for (int r = 0; r < rows; r++) for (int j = 0; j < G; j++) gr[bo + j] += da[r * G + j];
-      Kernels.ab(da, 0, w, rnnW[l].offset(), dx, 0, rows, H, G, true);
-      float[] tmp = dy;
-      dy = dx;
-      dx = tmp;
+      curLayer = l;
+      workers.run(scanBackTask, b, 1);
+      float[] x = s.x[l], da = s.da;
+      mm.atb(workers, da, 0, x, 0, gr, rnnW[l].offset(), G, H, rows, true);
+      colSum(da, rows, G, rnnB[l].offset());
+      mm.ab(workers, da, 0, w, rnnW[l].offset(), s.dx, 0, rows, H, G, true);
+      float[] tmp = s.dy;
+      s.dy = s.dx;
+      s.dx = tmp;
     }
 
-    // Embedding: through the ReLU, then scatter-add into the active rows.
-    float[] x0 = s.x[0];
-    for (int r = 0; r < rows; r++) {
-      int xo = r * H;
-      for (int j = 0; j < H; j++) {
-        float d = x0[xo + j] > 0f ? dy[xo + j] : 0f;
-        dy[xo + j] = d;
-        gr[embB.offset() + j] += d;
-      }
-      for (int q = 0; q < s.count[r]; q++) {
-        int go = embW.offset() + s.active[r * OBS + q] * H;
-        for (int j = 0; j < H; j++) gr[go + j] += dy[xo + j];
+    // Embedding: through the ReLU, then bias and scatter-add into the active rows, split by columns.
+    workers.run(embedBackTask, H, V);
+  }
+
+  /** params.grad[off + j] += sum over rows of src[r][j], columns split over workers. */
+  private void colSum(float[] src, int rows, int cols, int off) {
+    curSrc = src;
+    curSumRows = rows;
+    curSumCols = cols;
+    curSumOff = off;
+    curSum = params.grad;
+    if ((long) rows * cols < 16384) colSumCols(0, 0, cols);
+    else workers.run(colSumTask, cols, V);
+    curSrc = curSum = null;
+  }
+
+  private void colSumCols(int worker, int j0, int j1) {
+    float[] src = curSrc, dst = curSum;
+    int rows = curSumRows, cols = curSumCols, off = curSumOff, jv = j0 + (j1 - j0) - (j1 - j0) % V;
+    for (int j = j0; j < jv; j += V) { // lanes are columns: each column still sums rows in order
+      FloatVector acc = FloatVector.zero(F);
+      for (int r = 0; r < rows; r++) acc = acc.add(FloatVector.fromArray(F, src, r * cols + j));
+      FloatVector.fromArray(F, dst, off + j).add(acc).intoArray(dst, off + j);
+    }
+    for (int j = jv; j < j1; j++) {
+      float acc = 0f;
+      for (int r = 0; r < rows; r++) acc += src[r * cols + j];
+      dst[off + j] += acc;
+    }
+  }
+
+  /** Backward of the minGRU recurrence of layer {@code curLayer} for sequences [b0, b1). */
+  private void scanBackward(int worker, int b0, int b1) {
+    Acts s = cur;
+    int l = curLayer, t = s.t, b = s.b, hv = H - H % V;
+    float[] x = s.x[l], a = s.a[l], hs = s.h[l], dy = s.dy, dx = s.dx, da = s.da, dhc = s.dhc;
+    Arrays.fill(dhc, b0 * H, b1 * H, 0f);
+    FloatVector one = FloatVector.broadcast(F, 1f);
+    for (int ti = t - 1; ti >= 0; ti--) {
+      for (int bi = b0; bi < b1; bi++) {
+        int r = ti * b + bi, ao = r * G, ho = r * H, co = bi * H;
+        boolean zero = s.reset[r];
+        float[] hp = ti == 0 ? s.h0 : hs;
+        int hpo = ti == 0 ? bi * S + l * H : (r - b) * H;
+        for (int j = 0; j < hv; j += V) {
+          FloatVector g = FloatVector.fromArray(F, a, ao + j);
+          FloatVector z = FloatVector.fromArray(F, a, ao + H + j);
+          FloatVector p = FloatVector.fromArray(F, a, ao + 2 * H + j);
+          // g >= 0.5 exactly when the pre-activation was >= 0 (there g' = 1, else g' = g (1 - g)).
+          FloatVector dg = g.mul(one.sub(g)).blend(one, g.compare(VectorOperators.GE, 0.5f));
+          FloatVector prev = zero ? FloatVector.zero(F) : FloatVector.fromArray(F, hp, hpo + j);
+          FloatVector hn = FloatVector.fromArray(F, hs, ho + j), xv = FloatVector.fromArray(F, x, ho + j);
+          FloatVector dyv = FloatVector.fromArray(F, dy, ho + j);
+          FloatVector dh = dyv.fma(p, FloatVector.fromArray(F, dhc, co + j));
+          dyv.mul(hn.sub(xv)).mul(p.mul(one.sub(p))).intoArray(da, ao + 2 * H + j);
+          dyv.mul(one.sub(p)).intoArray(dx, ho + j);
+          dh.mul(g.sub(prev)).mul(z.mul(one.sub(z))).intoArray(da, ao + H + j);
+          dh.mul(z).mul(dg).intoArray(da, ao + j);
+          (zero ? FloatVector.zero(F) : dh.mul(one.sub(z))).intoArray(dhc, co + j);
+        }
+        for (int j = hv; j < H; j++) {
+          float g = a[ao + j], z = a[ao + H + j], p = a[ao + 2 * H + j];
+          float dg = g >= 0.5f ? 1f : g * (1f - g);
+          float prev = zero ? 0f : hp[hpo + j];
+          float hn = hs[ho + j], xv = x[ho + j], dyv = dy[ho + j];
+          float dh = Math.fma(dyv, p, dhc[co + j]);
+          da[ao + 2 * H + j] = dyv * (hn - xv) * (p * (1f - p));
+          dx[ho + j] = dyv * (1f - p);
+          da[ao + H + j] = dh * (g - prev) * (z * (1f - z));
+          da[ao + j] = dh * z * dg;
+          dhc[co + j] = zero ? 0f : dh * (1f - z);
+        }
       }
     }
   }
 
+  /** Embedding backward for columns [j0, j1): ReLU mask, bias gradient, scatter-add into active rows. */
+  private void embedBackwardCols(int worker, int j0, int j1) {
+    Acts s = cur;
+    int rows = s.t * s.b, jv = j0 + (j1 - j0) - (j1 - j0) % V;
+    float[] gr = params.grad, x0 = s.x[0], dy = s.dy;
+    int eb = embB.offset(), ew = embW.offset();
+    for (int r = 0; r < rows; r++) {
+      int xo = r * H, ob = r * OBS, c = s.count[r];
+      for (int j = j0; j < jv; j += V) {
+        FloatVector d = FloatVector.fromArray(F, dy, xo + j);
+        d = d.blend(0f, FloatVector.fromArray(F, x0, xo + j).compare(VectorOperators.LE, 0f));
+        FloatVector.fromArray(F, gr, eb + j).add(d).intoArray(gr, eb + j);
+        for (int q = 0; q < c; q++) {
+          int go = ew + s.active[ob + q] * H + j;
+          FloatVector.fromArray(F, gr, go).add(d).intoArray(gr, go);
+        }
+      }
+      for (int j = jv; j < j1; j++) {
+        float d = x0[xo + j] > 0f ? dy[xo + j] : 0f;
+        gr[eb + j] += d;
+        for (int q = 0; q < c; q++) gr[ew + s.active[ob + q] * H + j] += d;
+      }
+    }
+  }
+
+  static FloatVector sigmoid(FloatVector v) {
+    return Kernels.sigmoid(v);
+  }
+
   static float sigmoid(float v) {
-    return 1f / (1f + (float) Math.exp(-v));
+    return Kernels.sigmoid(v);
   }
 }

@@ -1,5 +1,11 @@
 package dev.speedrun.nn;
 
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
+
 /**
  * Matrix products in the three layouts a layer's forward and backward passes need, on row-major
  * float arrays with offsets (so they work directly on slices of {@link Params} buffers).
@@ -16,16 +22,239 @@ package dev.speedrun.nn;
 public final class Kernels {
   private Kernels() {}
 
+  /** The widest float species this CPU runs well (16 lanes with AVX-512); static final on purpose. */
+  static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+  static final int V = F.length();
+
+  /** Shuffles pairing lane i with lane i ^ d for d = V/2, V/4, ..., 1. */
+  private static final VectorShuffle<Float>[] FOLD = folds();
+
+  @SuppressWarnings("unchecked")
+  private static VectorShuffle<Float>[] folds() {
+    int steps = Integer.numberOfTrailingZeros(V);
+    VectorShuffle<Float>[] f = new VectorShuffle[steps];
+    for (int s = 0; s < steps; s++) {
+      int d = V >> (s + 1);
+      f[s] = VectorShuffle.fromOp(F, i -> i ^ d);
+    }
+    return f;
+  }
+
+  /**
+   * Sum of the lanes in a fixed pairwise order. Unlike {@code reduceLanes(ADD)}, whose order is
+   * unspecified (the interpreter's fallback and the compiled intrinsic may differ), this gives
+   * the same bits before and after the JIT compiles it.
+   */
+  static float sumLanes(FloatVector v) {
+    for (VectorShuffle<Float> f : FOLD) v = v.add(v.rearrange(f));
+    return v.lane(0);
+  }
+
+  /**
+   * e^x for x in about [-87, 88] (clamped), within ~2 ulp: Cephes' expf (range reduction by
+   * ln 2 in two parts, degree-6 polynomial). Only add/mul/fma and exact conversions, so the bits
+   * are the same in the interpreter and in compiled code, unlike the EXP lanewise operator.
+   */
+  static FloatVector exp(FloatVector x) {
+    x = x.max(-87.3f).min(88.3f);
+    FloatVector t = x.fma(1.44269504088896341f, 12582912f); // round(x / ln2) + 1.5 * 2^23
+    FloatVector k = t.sub(12582912f);
+    FloatVector r = k.fma(bc(-0.693359375f), x);
+    r = k.fma(bc(2.12194440e-4f), r);
+    FloatVector p = r.fma(1.9875691500e-4f, 1.3981999507e-3f);
+    p = p.fma(r, bc(8.3334519073e-3f));
+    p = p.fma(r, bc(4.1665795894e-2f));
+    p = p.fma(r, bc(1.6666665459e-1f));
+    p = p.fma(r, bc(5.0000001201e-1f));
+    FloatVector y = p.mul(r).fma(r, r).add(1f);
+    IntVector bits = t.reinterpretAsInts().sub(0x4B400000 - 127).lanewise(VectorOperators.LSHL, 23);
+    return y.mul(bits.reinterpretAsFloats());
+  }
+
+  private static FloatVector bc(float v) {
+    return FloatVector.broadcast(F, v);
+  }
+
+  /** The scalar twin of {@link #exp(FloatVector)}: the same operations in the same order. */
+  static float exp(float x) {
+    x = Math.min(Math.max(x, -87.3f), 88.3f);
+    float t = Math.fma(x, 1.44269504088896341f, 12582912f);
+    float k = t - 12582912f;
+    float r = Math.fma(k, -0.693359375f, x);
+    r = Math.fma(k, 2.12194440e-4f, r);
+    float p = Math.fma(r, 1.9875691500e-4f, 1.3981999507e-3f);
+    p = Math.fma(p, r, 8.3334519073e-3f);
+    p = Math.fma(p, r, 4.1665795894e-2f);
+    p = Math.fma(p, r, 1.6666665459e-1f);
+    p = Math.fma(p, r, 5.0000001201e-1f);
+    float y = Math.fma(p * r, r, r) + 1f;
+    return y * Float.intBitsToFloat((Float.floatToRawIntBits(t) - (0x4B400000 - 127)) << 23);
+  }
+
+  /** 1 / (1 + e^-x), built on {@link #exp(FloatVector)}. */
+  static FloatVector sigmoid(FloatVector x) {
+    return ONE.div(exp(x.neg()).add(1f));
+  }
+
+  static float sigmoid(float x) {
+    return 1f / (exp(-x) + 1f);
+  }
+
+  private static final FloatVector ONE = FloatVector.broadcast(F, 1f);
+
   public static void abt(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
-    abtScalar(a, ao, b, bo, c, co, m, n, k, acc);
+    abtRows(a, ao, b, bo, c, co, 0, m, n, k, acc);
   }
 
   public static void ab(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
-    abScalar(a, ao, b, bo, c, co, m, n, k, acc);
+    broadcastRows(a, ao, k, 1, b, bo, c, co, 0, m, n, k, acc);
   }
 
   public static void atb(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
-    atbScalar(a, ao, b, bo, c, co, m, n, k, acc);
+    broadcastRows(a, ao, 1, m, b, bo, c, co, 0, m, n, k, acc);
+  }
+
+  /**
+   * Rows [i0, i1) of C[m][n] (+)= sum_p A(i, p) * B[p][n], where A(i, p) = a[ao + i*ai + p*ap]:
+   * {@code ab} has (ai, ap) = (k, 1), {@code atb} has (1, m). Register tile: 4 rows x 4 vectors
+   * of C (16 accumulators), one broadcast of A per row and one load of B per vector per p; each C
+   * element is the same FMA chain over p whatever tile it falls in, so results do not depend on
+   * how rows are split between threads.
+   */
+  static void broadcastRows(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
+      int n, int k, boolean acc) {
+    int n4 = n - n % (4 * V), n1 = n - n % V;
+    int i = i0;
+    for (; i + 4 <= i1; i += 4) {
+      int a0 = ao + i * ai, a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
+      int c0 = co + i * n, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
+      int j = 0;
+      for (; j < n4; j += 4 * V) {
+        FloatVector x00, x01, x02, x03, x10, x11, x12, x13, x20, x21, x22, x23, x30, x31, x32, x33;
+        if (acc) {
+          x00 = FloatVector.fromArray(F, c, c0 + j); x01 = FloatVector.fromArray(F, c, c0 + j + V);
+          x02 = FloatVector.fromArray(F, c, c0 + j + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + j + 3 * V);
+          x10 = FloatVector.fromArray(F, c, c1 + j); x11 = FloatVector.fromArray(F, c, c1 + j + V);
+          x12 = FloatVector.fromArray(F, c, c1 + j + 2 * V); x13 = FloatVector.fromArray(F, c, c1 + j + 3 * V);
+          x20 = FloatVector.fromArray(F, c, c2 + j); x21 = FloatVector.fromArray(F, c, c2 + j + V);
+          x22 = FloatVector.fromArray(F, c, c2 + j + 2 * V); x23 = FloatVector.fromArray(F, c, c2 + j + 3 * V);
+          x30 = FloatVector.fromArray(F, c, c3 + j); x31 = FloatVector.fromArray(F, c, c3 + j + V);
+          x32 = FloatVector.fromArray(F, c, c3 + j + 2 * V); x33 = FloatVector.fromArray(F, c, c3 + j + 3 * V);
+        } else {
+          x00 = x01 = x02 = x03 = x10 = x11 = x12 = x13 = x20 = x21 = x22 = x23 = x30 = x31 = x32 = x33 = FloatVector.zero(F);
+        }
+        for (int p = 0; p < k; p++) {
+          int bp = bo + p * n + j, pa = p * ap;
+          FloatVector b0 = FloatVector.fromArray(F, b, bp), b1 = FloatVector.fromArray(F, b, bp + V);
+          FloatVector b2 = FloatVector.fromArray(F, b, bp + 2 * V), b3 = FloatVector.fromArray(F, b, bp + 3 * V);
+          FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+          x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
+          v = FloatVector.broadcast(F, a[a1 + pa]);
+          x10 = v.fma(b0, x10); x11 = v.fma(b1, x11); x12 = v.fma(b2, x12); x13 = v.fma(b3, x13);
+          v = FloatVector.broadcast(F, a[a2 + pa]);
+          x20 = v.fma(b0, x20); x21 = v.fma(b1, x21); x22 = v.fma(b2, x22); x23 = v.fma(b3, x23);
+          v = FloatVector.broadcast(F, a[a3 + pa]);
+          x30 = v.fma(b0, x30); x31 = v.fma(b1, x31); x32 = v.fma(b2, x32); x33 = v.fma(b3, x33);
+        }
+        x00.intoArray(c, c0 + j); x01.intoArray(c, c0 + j + V); x02.intoArray(c, c0 + j + 2 * V); x03.intoArray(c, c0 + j + 3 * V);
+        x10.intoArray(c, c1 + j); x11.intoArray(c, c1 + j + V); x12.intoArray(c, c1 + j + 2 * V); x13.intoArray(c, c1 + j + 3 * V);
+        x20.intoArray(c, c2 + j); x21.intoArray(c, c2 + j + V); x22.intoArray(c, c2 + j + 2 * V); x23.intoArray(c, c2 + j + 3 * V);
+        x30.intoArray(c, c3 + j); x31.intoArray(c, c3 + j + V); x32.intoArray(c, c3 + j + 2 * V); x33.intoArray(c, c3 + j + 3 * V);
+      }
+      for (; j < n1; j += V) {
+        FloatVector x0, x1, x2, x3;
+        if (acc) {
+          x0 = FloatVector.fromArray(F, c, c0 + j); x1 = FloatVector.fromArray(F, c, c1 + j);
+          x2 = FloatVector.fromArray(F, c, c2 + j); x3 = FloatVector.fromArray(F, c, c3 + j);
+        } else {
+          x0 = x1 = x2 = x3 = FloatVector.zero(F);
+        }
+        for (int p = 0; p < k; p++) {
+          FloatVector bv = FloatVector.fromArray(F, b, bo + p * n + j);
+          int pa = p * ap;
+          x0 = FloatVector.broadcast(F, a[a0 + pa]).fma(bv, x0);
+          x1 = FloatVector.broadcast(F, a[a1 + pa]).fma(bv, x1);
+          x2 = FloatVector.broadcast(F, a[a2 + pa]).fma(bv, x2);
+          x3 = FloatVector.broadcast(F, a[a3 + pa]).fma(bv, x3);
+        }
+        x0.intoArray(c, c0 + j); x1.intoArray(c, c1 + j); x2.intoArray(c, c2 + j); x3.intoArray(c, c3 + j);
+      }
+      for (; j < n; j++) {
+        for (int r = 0; r < 4; r++) scalarElement(a, ao + (i + r) * ai, ap, b, bo + j, n, c, co + (i + r) * n + j, k, acc);
+      }
+    }
+    for (; i < i1; i++) {
+      int a0 = ao + i * ai, c0 = co + i * n;
+      int j = 0;
+      for (; j < n1; j += V) {
+        FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0 + j) : FloatVector.zero(F);
+        for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, bo + p * n + j), x0);
+        x0.intoArray(c, c0 + j);
+      }
+      for (; j < n; j++) scalarElement(a, a0, ap, b, bo + j, n, c, c0 + j, k, acc);
+    }
+  }
+
+  /** One element by the same FMA chain as the vector lanes (so tails agree with tiles bit for bit). */
+  private static void scalarElement(float[] a, int a0, int ap, float[] b, int b0, int n, float[] c, int ci, int k, boolean acc) {
+    float s = acc ? c[ci] : 0f;
+    for (int p = 0; p < k; p++) s = Math.fma(a[a0 + p * ap], b[b0 + p * n], s);
+    c[ci] = s;
+  }
+
+  /**
+   * Rows [i0, i1) of C[m][n] (+)= A[m][k] . B[n][k]^T: dot products along k, a tile of 2 rows of A
+   * by 4 rows of B (8 vector accumulators, reduced across lanes at the end), k tail in scalar.
+   */
+  static void abtRows(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int n, int k, boolean acc) {
+    int kv = k - k % V;
+    int i = i0;
+    for (; i + 2 <= i1; i += 2) {
+      int a0 = ao + i * k, a1 = a0 + k, c0 = co + i * n, c1 = c0 + n;
+      int j = 0;
+      for (; j + 4 <= n; j += 4) {
+        int b0 = bo + j * k, b1 = b0 + k, b2 = b1 + k, b3 = b2 + k;
+        FloatVector s00 = FloatVector.zero(F), s01 = s00, s02 = s00, s03 = s00, s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+        for (int p = 0; p < kv; p += V) {
+          FloatVector x0 = FloatVector.fromArray(F, a, a0 + p), x1 = FloatVector.fromArray(F, a, a1 + p);
+          FloatVector y = FloatVector.fromArray(F, b, b0 + p);
+          s00 = x0.fma(y, s00); s10 = x1.fma(y, s10);
+          y = FloatVector.fromArray(F, b, b1 + p);
+          s01 = x0.fma(y, s01); s11 = x1.fma(y, s11);
+          y = FloatVector.fromArray(F, b, b2 + p);
+          s02 = x0.fma(y, s02); s12 = x1.fma(y, s12);
+          y = FloatVector.fromArray(F, b, b3 + p);
+          s03 = x0.fma(y, s03); s13 = x1.fma(y, s13);
+        }
+        store(c, c0 + j, s00, a, a0, b, b0, kv, k, acc);
+        store(c, c0 + j + 1, s01, a, a0, b, b1, kv, k, acc);
+        store(c, c0 + j + 2, s02, a, a0, b, b2, kv, k, acc);
+        store(c, c0 + j + 3, s03, a, a0, b, b3, kv, k, acc);
+        store(c, c1 + j, s10, a, a1, b, b0, kv, k, acc);
+        store(c, c1 + j + 1, s11, a, a1, b, b1, kv, k, acc);
+        store(c, c1 + j + 2, s12, a, a1, b, b2, kv, k, acc);
+        store(c, c1 + j + 3, s13, a, a1, b, b3, kv, k, acc);
+      }
+      for (; j < n; j++) {
+        dotInto(a, a0, b, bo + j * k, c, c0 + j, kv, k, acc);
+        dotInto(a, a1, b, bo + j * k, c, c1 + j, kv, k, acc);
+      }
+    }
+    for (; i < i1; i++) {
+      for (int j = 0; j < n; j++) dotInto(a, ao + i * k, b, bo + j * k, c, co + i * n + j, kv, k, acc);
+    }
+  }
+
+  private static void dotInto(float[] a, int a0, float[] b, int b0, float[] c, int ci, int kv, int k, boolean acc) {
+    FloatVector s = FloatVector.zero(F);
+    for (int p = 0; p < kv; p += V) s = FloatVector.fromArray(F, a, a0 + p).fma(FloatVector.fromArray(F, b, b0 + p), s);
+    store(c, ci, s, a, a0, b, b0, kv, k, acc);
+  }
+
+  private static void store(float[] c, int ci, FloatVector s, float[] a, int a0, float[] b, int b0, int kv, int k, boolean acc) {
+    float v = sumLanes(s);
+    for (int p = kv; p < k; p++) v = Math.fma(a[a0 + p], b[b0 + p], v);
+    c[ci] = acc ? c[ci] + v : v;
   }
 
   public static void abtScalar(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {

@@ -83,55 +83,99 @@ class DefaultPolicyTest {
     return 1 / (1 + Math.exp(-v));
   }
 
-  @Test
-  void gradientsOfEveryParameterMatchDoublePrecisionFiniteDifferences() {
-    var cfg = new DefaultPolicy.Config(8, 2, 5, 7);
+  /**
+   * Checks the float backward pass against central differences of the double reference, for every
+   * parameter of tensors up to {@code perTensor} elements and a random {@code perTensor} of larger ones.
+   * Central differences in double with eps = 1e-6 have truncation error ~1e-12, far below the float
+   * gradient's rounding. Tolerance: |analytic - numeric| <= 1e-4 + 1e-4 * |numeric| (observed worst
+   * about 1/100 of that).
+   */
+  static void gradCheck(DefaultPolicy.Config cfg, int t, int b, int threads, int perTensor) {
     var net = new DefaultPolicy(cfg);
     Params p = net.params();
-    Rng rng = new Rng(11);
+    Rng rng = new Rng(11 + cfg.hidden());
     // Random parameters (biases too) so every path carries signal.
     float[] init = randomFloats(rng, p.size(), 0.5f);
     System.arraycopy(init, 0, p.data, 0, p.size());
-    int t = 6, b = 3, rows = t * b, S = net.stateSize();
+    int rows = t * b, S = net.stateSize(), A = cfg.actions();
     byte[] obs = randomObs(rng, rows);
     boolean[] reset = new boolean[rows];
-    reset[3 * b + 1] = true; // a reset in the middle of sequence 1
+    reset[(t / 2) * b + 1] = true; // a reset in the middle of sequence 1
     reset[0] = true; // and one at the start of sequence 0 (h0 ignored there)
     float[] h0 = randomFloats(rng, b * S, 1f);
-    float[] cL = randomFloats(rng, rows * 5, 1f), cV = randomFloats(rng, rows, 1f);
+    float[] cL = randomFloats(rng, rows * A, 1f), cV = randomFloats(rng, rows, 1f);
 
-    float[] logits = new float[rows * 5], values = new float[rows];
-    net.forward(obs, reset, h0, t, b, logits, values);
-    p.zeroGrad();
-    net.backward(cL, cV);
-
-    double[] w = new double[p.size()];
-    for (int i = 0; i < w.length; i++) w[i] = p.data[i];
-    double[] refLogits = new double[rows * 5], refValues = new double[rows];
-    referenceLoss(cfg, p, w, obs, reset, h0, t, b, cL, cV, refLogits, refValues);
-    for (int i = 0; i < rows * 5; i++) assertThat((double) logits[i]).isCloseTo(refLogits[i], org.assertj.core.data.Offset.offset(1e-5));
-    for (int i = 0; i < rows; i++) assertThat((double) values[i]).isCloseTo(refValues[i], org.assertj.core.data.Offset.offset(1e-5));
-
-    // Central differences in double precision, eps = 1e-6: truncation error ~1e-12, far below the
-    // float gradient's rounding. Tolerance: |analytic - numeric| <= 1e-4 + 1e-4 * |numeric|.
-    double eps = 1e-6, worst = 0;
-    int checked = 0, nonzero = 0;
-    for (int i = 0; i < w.length; i++) {
-      double keep = w[i];
-      w[i] = keep + eps;
-      double fp = referenceLoss(cfg, p, w, obs, reset, h0, t, b, cL, cV, null, null);
-      w[i] = keep - eps;
-      double fm = referenceLoss(cfg, p, w, obs, reset, h0, t, b, cL, cV, null, null);
-      w[i] = keep;
-      double num = (fp - fm) / (2 * eps);
-      double err = Math.abs(p.grad[i] - num) / (1e-4 + 1e-4 * Math.abs(num));
-      worst = Math.max(worst, err);
-      assertThat(err).as("param %d (%s): analytic %s numeric %s", i, nameOf(p, i), p.grad[i], num).isLessThanOrEqualTo(1.0);
-      checked++;
-      if (Math.abs(num) > 1e-3) nonzero++;
+    float[] logits = new float[rows * A], values = new float[rows];
+    try (Workers w = new Workers(threads)) {
+      net.setWorkers(w);
+      net.forward(obs, reset, h0, t, b, logits, values);
+      p.zeroGrad();
+      net.backward(cL, cV);
     }
-    assertThat(checked).isEqualTo(p.size());
-    assertThat(nonzero).isGreaterThan(p.size() / 10); // the check is not vacuous
+
+    double[] wd = new double[p.size()];
+    for (int i = 0; i < wd.length; i++) wd[i] = p.data[i];
+    double[] refLogits = new double[rows * A], refValues = new double[rows];
+    referenceLoss(cfg, p, wd, obs, reset, h0, t, b, cL, cV, refLogits, refValues);
+    for (int i = 0; i < rows * A; i++) assertThat((double) logits[i]).isCloseTo(refLogits[i], org.assertj.core.data.Offset.offset(1e-4));
+    for (int i = 0; i < rows; i++) assertThat((double) values[i]).isCloseTo(refValues[i], org.assertj.core.data.Offset.offset(1e-4));
+
+    double eps = 1e-6;
+    int checked = 0, nonzero = 0;
+    for (Params.Tensor ts : p.tensors()) {
+      for (int e = 0; e < Math.min(ts.size(), perTensor); e++) {
+        int i = ts.offset() + (ts.size() <= perTensor ? e : rng.nextInt(ts.size()));
+        double keep = wd[i];
+        wd[i] = keep + eps;
+        double fp = referenceLoss(cfg, p, wd, obs, reset, h0, t, b, cL, cV, null, null);
+        wd[i] = keep - eps;
+        double fm = referenceLoss(cfg, p, wd, obs, reset, h0, t, b, cL, cV, null, null);
+        wd[i] = keep;
+        double num = (fp - fm) / (2 * eps);
+        double err = Math.abs(p.grad[i] - num) / (1e-4 + 1e-4 * Math.abs(num));
+        assertThat(err).as("param %d (%s): analytic %s numeric %s", i, nameOf(p, i), p.grad[i], num).isLessThanOrEqualTo(1.0);
+        checked++;
+        if (Math.abs(num) > 1e-3) nonzero++;
+      }
+    }
+    assertThat(nonzero).isGreaterThan(checked / 10); // the check is not vacuous
+  }
+
+  @Test
+  void gradientsOfEveryParameterMatchDoublePrecisionFiniteDifferences() {
+    gradCheck(new DefaultPolicy.Config(8, 2, 5, 7), 6, 3, 1, Integer.MAX_VALUE); // all 3,694 parameters
+  }
+
+  @Test
+  void gradientsMatchOnTheVectorPathsWithTwoThreads() {
+    // Width 40 = two 16-lane vectors and a scalar tail on AVX-512; 5 sequences split over 2 threads.
+    gradCheck(new DefaultPolicy.Config(40, 2, 5, 8), 5, 5, 2, 300);
+  }
+
+  @Test
+  void resultsDoNotDependOnTheThreadCount() {
+    var cfg = new DefaultPolicy.Config(48, 2, 5, 1);
+    Rng rng = new Rng(3);
+    int t = 4, b = 9, rows = t * b;
+    byte[] obs = randomObs(rng, rows);
+    boolean[] reset = new boolean[rows];
+    reset[13] = true;
+    float[] h0 = randomFloats(rng, b * 96, 1f), dL = randomFloats(rng, rows * 5, 1f), dV = randomFloats(rng, rows, 1f);
+    float[][] out = new float[2][];
+    for (int threads = 1; threads <= 2; threads++) {
+      var net = new DefaultPolicy(cfg);
+      float[] logits = new float[rows * 5], values = new float[rows];
+      try (Workers w = new Workers(threads)) {
+        net.setWorkers(w);
+        net.forward(obs, reset, h0, t, b, logits, values);
+        net.backward(dL, dV);
+      }
+      float[] all = java.util.Arrays.copyOf(net.params().grad, net.params().size() + logits.length + values.length);
+      System.arraycopy(logits, 0, all, net.params().size(), logits.length);
+      System.arraycopy(values, 0, all, net.params().size() + logits.length, values.length);
+      out[threads - 1] = all;
+    }
+    assertThat(out[1]).containsExactly(out[0]);
   }
 
   @Test
@@ -159,7 +203,7 @@ class DefaultPolicyTest {
 
   @Test
   void stepOverTStepsEqualsForwardOverTheSegment() {
-    var net = new DefaultPolicy(new DefaultPolicy.Config(16, 2, 5, 9));
+    var net = new DefaultPolicy(new DefaultPolicy.Config(40, 2, 5, 9));
     Rng rng = new Rng(21);
     float[] init = randomFloats(rng, net.params().size(), 0.3f);
     System.arraycopy(init, 0, net.params().data, 0, init.length);

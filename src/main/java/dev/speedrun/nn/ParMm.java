@@ -1,0 +1,52 @@
+package dev.speedrun.nn;
+
+/**
+ * The {@link Kernels} products split by rows of C over a {@link Workers} pool (4-row grain, the
+ * register tile). Rows are independent, so the result is the same at every thread count. One
+ * instance per caller; it is its own task, so a call allocates nothing.
+ */
+final class ParMm implements Workers.Task {
+  private static final int AB = 0, ATB = 1, ABT = 2;
+  private float[] a, b, c;
+  private int ao, bo, co, m, n, k, kind;
+  private boolean acc;
+
+  void ab(Workers w, float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    go(w, AB, a, ao, b, bo, c, co, m, n, k, acc);
+  }
+
+  void atb(Workers w, float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    go(w, ATB, a, ao, b, bo, c, co, m, n, k, acc);
+  }
+
+  void abt(Workers w, float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    go(w, ABT, a, ao, b, bo, c, co, m, n, k, acc);
+  }
+
+  private void go(Workers w, int kind, float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
+    this.kind = kind;
+    this.a = a;
+    this.ao = ao;
+    this.b = b;
+    this.bo = bo;
+    this.c = c;
+    this.co = co;
+    this.m = m;
+    this.n = n;
+    this.k = k;
+    this.acc = acc;
+    // Small products are not worth a wake-up.
+    if ((long) m * n * k < 32 * 1024) run(0, 0, m);
+    else w.run(this, m, 4);
+    this.a = this.b = this.c = null;
+  }
+
+  @Override
+  public void run(int worker, int from, int to) {
+    switch (kind) {
+      case AB -> Kernels.broadcastRows(a, ao, k, 1, b, bo, c, co, from, to, n, k, acc);
+      case ATB -> Kernels.broadcastRows(a, ao, 1, m, b, bo, c, co, from, to, n, k, acc);
+      default -> Kernels.abtRows(a, ao, b, bo, c, co, from, to, n, k, acc);
+    }
+  }
+}
