@@ -47,6 +47,8 @@ class PlayServerTest {
     Files.writeString(root.resolve("runs/run1/step-100.safetensors"), "fake");
     Files.writeString(root.resolve("records/2026-12-02/final.safetensors"), "fake");
     Files.writeString(root.resolve("runs/run1/notes.txt"), "not a checkpoint");
+    Files.createDirectories(root.resolve("runs/run1/checkpoints/.tmp-it-000200"));
+    Files.writeString(root.resolve("runs/run1/checkpoints/.tmp-it-000200/policy.safetensors"), "half written");
     outside = Files.createTempFile("outside", ".safetensors");
     Files.createSymbolicLink(root.resolve("runs/run1/escape.safetensors"), outside);
     Files.writeString(root.resolve("secret.safetensors"), "outside the allowed folders");
@@ -223,7 +225,7 @@ class PlayServerTest {
 
     String level = level3().toXsb();
     for (String bad : List.of("secret.safetensors", "runs/../secret.safetensors", "runs/run1/escape.safetensors",
-        outside.toString(), "runs/run1/notes.txt", "runs/run1/../../../etc/passwd", "")) {
+        outside.toString(), "runs/run1/notes.txt", "runs/run1/../../../etc/passwd", "runs/run1/checkpoints/.tmp-it-000200/policy.safetensors", "")) {
       refused(post("/api/watch", body("checkpoint", bad, "level", level)), 400, bad.isEmpty() ? "no checkpoint" : "is not a checkpoint");
     }
     refused(post("/api/watch", body("checkpoint", "records/2026-12-02/final.safetensors", "level", level)), 422, "corrupt header");
