@@ -270,6 +270,8 @@ class PlayServerTest {
   void malformedAndOversizedRequestsGet4xxAndTheServerKeepsServing() throws Exception {
     refused(post("/api/replay", "{\"level\": "), 400, "not valid JSON");
     refused(post("/api/replay", ""), 400, "empty");
+    refused(post("/api/replay", "[".repeat(5000)), 400, "not valid JSON");
+    refused(post("/api/replay", "{\"level\": \"#@$.#\", \"actions\": \"R\"}  trailing"), 400, "not valid JSON");
     refused(post("/api/parse", "{\"text\": \"" + "#".repeat(PlayServer.MAX_BODY) + "\"}"), 413, "more than " + PlayServer.MAX_BODY);
     refused(post("/api/parse", body("text", "#".repeat(BoardText.MAX_CHARS + 1), "format", "xsb")), 400, "more than " + BoardText.MAX_CHARS);
     refused(http.send(HttpRequest.newBuilder(URI.create(server.url() + "api/parse")).header("Content-Type", "text/plain")
