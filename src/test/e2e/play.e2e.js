@@ -128,6 +128,13 @@ async function main() {
       check(true, 'the solver\'s solution plays to a solve');
     }
 
+    // --- A generated level.
+    await page.click('#tab-play');
+    await page.selectOption('#gen-style', 'llm');
+    await page.click('#generate-level');
+    await page.waitForFunction(() => /^generated llm/.test(document.getElementById('level-name').textContent));
+    check((await page.locator('#board rect.box').count()) === 2, 'a generated LLM-style level with 2 boxes');
+
     // --- A pasted board in the LLM legend.
     await page.click('#tab-play');
     await page.fill('#paste', cfg.llmBoard);

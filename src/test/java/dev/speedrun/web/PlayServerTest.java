@@ -47,6 +47,8 @@ class PlayServerTest {
     Files.writeString(root.resolve("runs/run1/step-100.safetensors"), "fake");
     Files.writeString(root.resolve("records/2026-12-02/final.safetensors"), "fake");
     Files.writeString(root.resolve("runs/run1/notes.txt"), "not a checkpoint");
+    Files.createDirectories(root.resolve("runs/run1/checkpoints/.tmp-it-000200"));
+    Files.writeString(root.resolve("runs/run1/checkpoints/.tmp-it-000200/policy.safetensors"), "half written");
     outside = Files.createTempFile("outside", ".safetensors");
     Files.createSymbolicLink(root.resolve("runs/run1/escape.safetensors"), outside);
     Files.writeString(root.resolve("secret.safetensors"), "outside the allowed folders");
@@ -162,6 +164,7 @@ class PlayServerTest {
     refused(get("/api/level?split=unfiltered/valid&file=500&index=0"), 404, "not in the levels folder");
     refused(get("/api/level?split=unfiltered/valid&file=0&index=5000"), 404, "levels 0..999");
     refused(get("/api/random?source=..%2F..&seed=1"), 400, "unknown split");
+    refused(get("/api/random?source=generated:boxoban&seed=1"), 404, "no level generator");
     assertThat(raw("GET /api/level?split=%zz&file=0&index=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")).contains(" 400");
   }
 
@@ -222,7 +225,7 @@ class PlayServerTest {
 
     String level = level3().toXsb();
     for (String bad : List.of("secret.safetensors", "runs/../secret.safetensors", "runs/run1/escape.safetensors",
-        outside.toString(), "runs/run1/notes.txt", "runs/run1/../../../etc/passwd", "")) {
+        outside.toString(), "runs/run1/notes.txt", "runs/run1/../../../etc/passwd", "runs/run1/checkpoints/.tmp-it-000200/policy.safetensors", "")) {
       refused(post("/api/watch", body("checkpoint", bad, "level", level)), 400, bad.isEmpty() ? "no checkpoint" : "is not a checkpoint");
     }
     refused(post("/api/watch", body("checkpoint", "records/2026-12-02/final.safetensors", "level", level)), 422, "corrupt header");
@@ -267,6 +270,8 @@ class PlayServerTest {
   void malformedAndOversizedRequestsGet4xxAndTheServerKeepsServing() throws Exception {
     refused(post("/api/replay", "{\"level\": "), 400, "not valid JSON");
     refused(post("/api/replay", ""), 400, "empty");
+    refused(post("/api/replay", "[".repeat(5000)), 400, "not valid JSON");
+    refused(post("/api/replay", "{\"level\": \"#@$.#\", \"actions\": \"R\"}  trailing"), 400, "not valid JSON");
     refused(post("/api/parse", "{\"text\": \"" + "#".repeat(PlayServer.MAX_BODY) + "\"}"), 413, "more than " + PlayServer.MAX_BODY);
     refused(post("/api/parse", body("text", "#".repeat(BoardText.MAX_CHARS + 1), "format", "xsb")), 400, "more than " + BoardText.MAX_CHARS);
     refused(http.send(HttpRequest.newBuilder(URI.create(server.url() + "api/parse")).header("Content-Type", "text/plain")
