@@ -36,6 +36,10 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--resume", paramLabel = "RUN_DIR", description = "Continue the run in RUN_DIR from its latest checkpoint.")
   Path resume;
 
+  @Option(names = "--recipe", paramLabel = "NAME", description = "Named recipe to start from: pinned (default) or llm-agent "
+      + "(the LLM-track agent, trained on generated LLM-track puzzles; any recipe but pinned marks the run overridden).")
+  String recipeName;
+
   @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a recipe field (marks the run as overridden: no record).")
   List<String> sets;
 
@@ -50,6 +54,7 @@ public final class TrainCommand implements Callable<Integer> {
     String lv = levels;
     Path run = out;
     if (resume != null) {
+      if (recipeName != null) throw new UserError("--resume continues a run with its own recipe; --recipe is not allowed with it");
       if (sets != null && !sets.isEmpty()) throw new UserError("--resume continues a run with its own recipe; --set is not allowed with it");
       TrainingRun.Stored st = TrainingRun.stored(resume);
       s = st.seed();
@@ -57,8 +62,10 @@ public final class TrainCommand implements Callable<Integer> {
       if (threads == null) th = st.threads();
       if (lv == null && st.levels() != null) lv = levelsRoot(st.levels());
       run = resume;
-    } else if (sets != null) {
-      for (String kv : sets) {
+    } else {
+      // A named recipe is stored as its differences from the pinned one, so --resume rebuilds it.
+      if (recipeName != null) overrides.putAll(Recipe.named(recipeName).differencesFrom(Recipe.PINNED));
+      for (String kv : sets == null ? List.<String>of() : sets) {
         int eq = kv.indexOf('=');
         if (eq <= 0) throw new UserError("--set " + kv + ": expected KEY=VALUE");
         overrides.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());

@@ -86,11 +86,18 @@ public record Recipe(
     int layers,
 
     // --- Bookkeeping ---
-    /** Training level set, relative to the Boxoban directory. */
+    /**
+     * Training level set: a split relative to the Boxoban directory (e.g. {@code unfiltered/train}),
+     * or a path to a level file or directory (absolute, {@code ./..}, {@code ../..} or {@code *.txt};
+     * its last {@code valLevels} levels are then held out for validation), see {@link TrainingLevels}.
+     */
     String trainLevels,
     /** Validate every this many iterations (0 = only at the end). */
     int valInterval,
-    /** Size of the fixed validation sample from unfiltered/valid (greedy, 120 steps, as in scoring). */
+    /**
+     * Size of the fixed validation sample from unfiltered/valid (greedy, 120 steps, as in scoring);
+     * with a {@code trainLevels} path, the number of its last levels held out for validation.
+     */
     int valLevels,
     /** Write a checkpoint every this many iterations (and always at the end). */
     int checkpointInterval,
@@ -105,6 +112,68 @@ public record Recipe(
       "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2,
       "unfiltered/train", 50, 200, 50, 1000);
+
+  /**
+   * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
+   * project's generated LLM-track train puzzles (6-7 sided, 2-3 boxes, padded with walls to 10x10),
+   * scored by {@code ./speedrun llm eval --agent} on the benchmark's eval puzzles with sampled
+   * episodes. The environment's rules and rewards are the benchmark's (120-step episodes). Fields
+   * that differ from {@link #PINNED}, and why:
+   * <ul>
+   *   <li>{@code numEnvs} 128, {@code horizon} 32: puzzles take 5-14 moves, so a 32-step segment
+   *       holds whole episodes; a smaller batch (4,096 steps) gives many more updates per second.
+   *   <li>{@code totalSteps}: a budget of minutes on 2 cores, not hours (see docs/experiments.md).
+   *   <li>{@code gamma} 0.97: a solve 10 steps away should be worth clearly more than one 40 steps
+   *       away (there is no step penalty), so the policy goes straight rather than wanders.
+   *   <li>{@code minibatchSegments} 32: 4 minibatches per epoch.
+   *   <li>{@code entropyCoef}: see the experiments log; the score samples actions from the softmax,
+   *       so a sharp policy matters.
+   *   <li>{@code learningRate} 2e-3: short runs.
+   *   <li>{@code trainLevels} {@code ./runs/llm-agent-train.txt}: written by
+   *       {@code ./speedrun llm dataset --split train --count 50000 --seed 1 --exclude
+   *       ../shared/data/speedrun-llm/sokoban_eval.jsonl --out runs/llm-agent-train.jsonl
+   *       --boxoban-out runs/llm-agent-train.txt}; its last {@code valLevels} = 500 puzzles are held
+   *       out for validation (never the benchmark's eval file).
+   *   <li>{@code valInterval} 10, {@code checkpointInterval} 0: a short run.
+   * </ul>
+   */
+  public static final Recipe LLM_AGENT = new Recipe(
+      128, 32, 2_000_000L, 1f,
+      0.97f, 0.95f, true, 1f, 1f, true,
+      0.2f, true, 0.5f, 0.01f, 2, 32,
+      "adamw", 2e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
+      "default", 128, 2,
+      "./runs/llm-agent-train.txt", 10, 500, 0, 1000);
+
+  /** Named recipes selectable with {@code ./speedrun train --recipe NAME}. */
+  public static final Map<String, Recipe> NAMED = namedRecipes();
+
+  private static Map<String, Recipe> namedRecipes() {
+    Map<String, Recipe> m = new LinkedHashMap<>();
+    m.put("pinned", PINNED);
+    m.put("llm-agent", LLM_AGENT);
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /** The named recipe {@code name}; an unknown name is a user error listing the names. */
+  public static Recipe named(String name) {
+    Recipe r = NAMED.get(name);
+    if (r == null) throw new UserError("--recipe " + name + ": no such recipe (recipes: " + String.join(", ", NAMED.keySet()) + ")");
+    return r;
+  }
+
+  /**
+   * The fields where this recipe differs from {@code base}, as {@code --set} pairs, so that
+   * {@code base.with(differencesFrom(base))} equals this recipe (a run's stored overrides).
+   */
+  public Map<String, String> differencesFrom(Recipe base) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Map<String, Object> b = base.asMap();
+    asMap().forEach((k, v) -> {
+      if (!v.equals(b.get(k))) out.put(k, String.valueOf(v));
+    });
+    return out;
+  }
 
   public Recipe {
     if (numEnvs < 1 || horizon < 1) throw new UserError("recipe: numEnvs and horizon must be positive");

@@ -40,4 +40,17 @@ class RecipeTest {
     assertThat(w.schedule().lr(0)).isEqualTo(0.25f);
     assertThat(w.schedule().lr(4)).isEqualTo(1f);
   }
+
+  @Test
+  void namedRecipesRoundTripThroughTheirDifferencesFromPinned() {
+    assertThat(Recipe.named("pinned")).isEqualTo(Recipe.PINNED);
+    assertThat(Recipe.PINNED.differencesFrom(Recipe.PINNED)).isEmpty();
+    Map<String, String> d = Recipe.LLM_AGENT.differencesFrom(Recipe.PINNED);
+    assertThat(d).containsEntry("trainLevels", Recipe.LLM_AGENT.trainLevels()).doesNotContainKey("optimizer");
+    assertThat(Recipe.PINNED.with(d)).isEqualTo(Recipe.LLM_AGENT);
+    assertThat(Recipe.named("llm-agent")).isEqualTo(Recipe.LLM_AGENT);
+    assertThat(TrainingLevels.isPath(Recipe.LLM_AGENT.trainLevels())).isTrue();
+    assertThatThrownBy(() -> Recipe.named("fast")).isInstanceOf(UserError.class).hasMessageContaining("fast")
+        .hasMessageContaining("llm-agent");
+  }
 }
