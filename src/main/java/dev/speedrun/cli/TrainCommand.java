@@ -40,6 +40,19 @@ public final class TrainCommand implements Callable<Integer> {
       + "(the LLM-track agent, trained on generated LLM-track puzzles; any recipe but pinned marks the run overridden).")
   String recipeName;
 
+  @Option(names = "--imitate", paramLabel = "JSONL", description = "Warm start by behaviour cloning of the gold answers of this LLM-track "
+      + "dataset (the one whose --boxoban-out is the recipe's trainLevels; its held-out validation rows are skipped), timed on the clock.")
+  Path imitate;
+
+  @Option(names = "--imitate-epochs", defaultValue = "10", description = "Epochs of --imitate (default ${DEFAULT-VALUE}).")
+  int imitateEpochs;
+
+  @Option(names = "--imitate-lr", defaultValue = "0.003", description = "Peak learning rate of --imitate, cosine to 0 (default ${DEFAULT-VALUE}).")
+  float imitateLr;
+
+  @Option(names = "--imitate-batch", defaultValue = "128", description = "Puzzles per minibatch of --imitate (default ${DEFAULT-VALUE}).")
+  int imitateBatch;
+
   @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a recipe field (marks the run as overridden: no record).")
   List<String> sets;
 
@@ -77,8 +90,17 @@ public final class TrainCommand implements Callable<Integer> {
       run = Path.of("runs", "train-seed" + s + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
     TrainingLevels.Loaded lvl = TrainingLevels.load(recipe, s, lv);
+    TrainingRun.Factory factory = TrainingRun.ENGINE;
+    double imitationSeconds = 0;
+    if (imitate != null) {
+      if (resume != null) throw new UserError("--imitate starts a run; it is not allowed with --resume");
+      if (Files.exists(run.resolve("run.json"))) throw new UserError(run + " already holds a run; use another --out");
+      ImitationWarmStart.Result w = ImitationWarmStart.run(imitate, recipe, s, th, imitateEpochs, imitateLr, imitateBatch, run, System.out);
+      factory = w.factory();
+      imitationSeconds = w.seconds();
+    }
     TrainingRun.Setup setup = new TrainingRun.Setup(recipe, overrides, s, th, lvl.train(), lvl.validation(), lvl.source(),
-        TrainingRun.ENGINE);
+        factory);
     Dashboard dash = plain ? new Dashboard(System.out, false) : Dashboard.forStdout();
     System.out.printf("%s %s: %s, seed %d, %d threads, %s%n", resume != null ? "resuming" : "training", run,
         overrides.isEmpty() ? "pinned recipe" : "overridden recipe " + overrides, s, th, lvl.source());
@@ -86,6 +108,12 @@ public final class TrainCommand implements Callable<Integer> {
     if (res.interrupted()) {
       System.out.printf("interrupted: checkpoint %s; continue with ./speedrun train --resume %s%n", res.checkpoint(), run);
       return 130;
+    }
+    if (imitate != null) {
+      System.out.printf("imitation %.1f s + PPO %.1f s = train clock %.1f s, %d steps, validation solve rate %.4f; summary %s%n",
+          imitationSeconds, res.trainSeconds(), imitationSeconds + res.trainSeconds(), res.steps(), res.valSolveRate(),
+          run.resolve("summary.json"));
+      return 0;
     }
     System.out.printf("train clock %.1f s, %d steps, validation solve rate %.4f; summary %s%n", res.trainSeconds(), res.steps(),
         res.valSolveRate(), run.resolve("summary.json"));

@@ -69,7 +69,7 @@ public final class TrainingLevels {
   }
 
   /** Every level of a Boxoban-format file, or of the {@code *.txt} files of a directory in name order. */
-  static List<Level> readPath(Path p) {
+  public static List<Level> readPath(Path p) {
     List<Path> files;
     if (Files.isDirectory(p)) {
       try (var s = Files.list(p)) {
