@@ -128,6 +128,13 @@ async function main() {
       check(true, 'the solver\'s solution plays to a solve');
     }
 
+    // --- Another level while watching: the old episode is cleared and the new board drawn.
+    await page.fill('#index', '2');
+    await page.click('#load-level');
+    await page.waitForFunction(() => /#2$/.test(document.getElementById('level-name').textContent));
+    check(await text(page, '#w-n') === '0' && (await page.getAttribute('#status', 'data-state')) === 'idle'
+      && (await page.locator('#board rect.box').count()) === 4, 'a new level in the Watch view clears the episode and shows the board');
+
     // --- A generated level.
     await page.click('#tab-play');
     await page.selectOption('#gen-style', 'llm');

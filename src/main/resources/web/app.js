@@ -116,7 +116,7 @@
     $('level-id').title = sha256 || '';
     showMessage('');
     restart();
-    updateWatchPanel();
+    renderWatch(); // redraws the board when the Watch view is showing
     return true;
   }
 
