@@ -18,11 +18,11 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       // Each area registers its commands on its own line below (keeps merges clean).
 
-      LevelsCommand.class, ReplayCommand.class, SolveCommand.class, GenerateCommand.class, // area foundation: replay, solve, generate, levels, bench env
+      LevelsCommand.class, ReplayCommand.class, SolveCommand.class, GenerateCommand.class, BenchCommand.class, // area foundation: replay, solve, generate, levels, bench env
 
       // area nn: bench nn
 
-      // area train: train, bench train
+      TrainCommand.class, // area train: train, bench train
 
       EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 

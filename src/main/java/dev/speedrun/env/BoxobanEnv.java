@@ -32,7 +32,11 @@ public final class BoxobanEnv {
     public static final Rewards DEFAULT = new Rewards(0.25f, 1f, -1f, 120);
   }
 
-  /** NEXT[action * CELLS + cell]: the neighbouring cell in that direction, or -1 off the board. */
+  /**
+   * NEXT[action * CELLS + cell]: the neighbouring cell in that direction; the cell itself for noop
+   * and for a move off the board (so such a move walks in place, and a push off the board finds
+   * the box itself in the way: no special cases in {@link #stepOne}).
+   */
   private static final int[] NEXT = new int[NUM_ACTIONS * CELLS];
 
   static {
@@ -40,7 +44,7 @@ public final class BoxobanEnv {
     for (int a = 0; a < NUM_ACTIONS; a++) {
       for (int cell = 0; cell < CELLS; cell++) {
         int r = cell / SIDE + dr[a], c = cell % SIDE + dc[a];
-        NEXT[a * CELLS + cell] = r < 0 || c < 0 || r >= SIDE || c >= SIDE ? -1 : r * SIDE + c;
+        NEXT[a * CELLS + cell] = r < 0 || c < 0 || r >= SIDE || c >= SIDE ? cell : r * SIDE + c;
       }
     }
   }
@@ -152,13 +156,11 @@ public final class BoxobanEnv {
 
   private void writeObs(int i) {
     int o = i * OBS, base = i * CELLS;
-    for (int c = 0; c < CELLS; c++) {
-      int f = board[base + c];
-      obs[o + c] = 0;
-      obs[o + PLANE_WALL * CELLS + c] = (byte) (f & WALL);
-      obs[o + PLANE_BOX * CELLS + c] = (byte) ((f >> 2) & 1);
-      obs[o + PLANE_TARGET * CELLS + c] = (byte) ((f >> 1) & 1);
-    }
+    // One simple loop per plane (the JIT vectorizes these).
+    java.util.Arrays.fill(obs, o, o + CELLS, (byte) 0);
+    for (int c = 0; c < CELLS; c++) obs[o + PLANE_WALL * CELLS + c] = (byte) (board[base + c] & WALL);
+    for (int c = 0; c < CELLS; c++) obs[o + PLANE_BOX * CELLS + c] = (byte) ((board[base + c] >> 2) & 1);
+    for (int c = 0; c < CELLS; c++) obs[o + PLANE_TARGET * CELLS + c] = (byte) ((board[base + c] >> 1) & 1);
     obs[o + agent[i]] = 1;
   }
 
@@ -175,37 +177,35 @@ public final class BoxobanEnv {
   private void stepOne(int i, int action) {
     if (action < 0 || action >= NUM_ACTIONS) throw new IllegalArgumentException("action " + action + " is not in 0..4");
     float reward = 0f;
-    if (action != 0) {
-      int base = i * CELLS, a = agent[i];
-      int next = NEXT[action * CELLS + a];
-      if (next >= 0) {
-        byte f = board[base + next];
-        if ((f & (WALL | BOX)) == 0) {
-          moveAgent(i, a, next);
-        } else if ((f & WALL) == 0) {
-          int beyond = NEXT[action * CELLS + next];
-          if (beyond >= 0) {
-            byte g = board[base + beyond];
-            if ((g & (WALL | BOX)) == 0) {
-              int ob = i * OBS + PLANE_BOX * CELLS;
-              board[base + next] = (byte) (f & ~BOX);
-              board[base + beyond] = (byte) (g | BOX);
-              obs[ob + next] = 0;
-              obs[ob + beyond] = 1;
-              if ((f & GOAL) != 0) boxesLeft[i]++;
-              if ((g & GOAL) != 0) {
-                boxesLeft[i]--;
-                if (firstTime(i, beyond)) {
-                  reward += targetReward;
-                  targetsReached[i]++;
-                }
-              }
-              moveAgent(i, a, next);
-            }
+    int base = i * CELLS, a = agent[i], row = action * CELLS;
+    int next = NEXT[row + a];
+    byte f = board[base + next];
+    // Walk (noop and off-board moves walk in place); a wall or a box keeps the agent where it is.
+    int to = (f & (WALL | BOX)) == 0 ? next : a;
+    if ((f & BOX) != 0) {
+      int beyond = NEXT[row + next];
+      byte g = board[base + beyond];
+      if ((g & (WALL | BOX)) == 0) { // (beyond == next, off the board, holds the box itself)
+        int ob = i * OBS + PLANE_BOX * CELLS;
+        board[base + next] = (byte) (f & ~BOX);
+        board[base + beyond] = (byte) (g | BOX);
+        obs[ob + next] = 0;
+        obs[ob + beyond] = 1;
+        if ((f & GOAL) != 0) boxesLeft[i]++;
+        if ((g & GOAL) != 0) {
+          boxesLeft[i]--;
+          if (firstTime(i, beyond)) {
+            reward += targetReward;
+            targetsReached[i]++;
           }
         }
+        to = next;
       }
     }
+    int o = i * OBS;
+    obs[o + a] = 0;
+    obs[o + to] = 1;
+    agent[i] = to;
     int t = ++steps[i];
     boolean done = false, solved = false;
     if (boxesLeft[i] == 0) {
@@ -218,21 +218,16 @@ public final class BoxobanEnv {
     episodeReturn[i] += reward;
     rewards[i] = reward;
     dones[i] = done;
-    if (done) {
-      lastSolved[i] = solved;
-      lastLength[i] = t;
-      lastReturn[i] = episodeReturn[i];
-      lastTargetsReached[i] = targetsReached[i];
-      sampler.board10(i, ++episode[i], board, i * CELLS);
-      started(i);
-    }
+    if (done) endEpisode(i, t, solved);
   }
 
-  private void moveAgent(int i, int from, int to) {
-    int o = i * OBS;
-    obs[o + from] = 0;
-    obs[o + to] = 1;
-    agent[i] = to;
+  private void endEpisode(int i, int t, boolean solved) {
+    lastSolved[i] = solved;
+    lastLength[i] = t;
+    lastReturn[i] = episodeReturn[i];
+    lastTargetsReached[i] = targetsReached[i];
+    sampler.board10(i, ++episode[i], board, i * CELLS);
+    started(i);
   }
 
   private boolean firstTime(int i, int cell) {

@@ -123,76 +123,102 @@ public final class Kernels {
    */
   static void broadcastRows(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
       int n, int k, boolean acc) {
+    // Blocks of KB along k keep B's panel in cache for long inner dimensions (weight gradients sum
+    // over thousands of rows). Each C element still gets one FMA chain in order of p, stored and
+    // reloaded between blocks, so blocking changes no bits.
+    for (int p0 = 0; p0 < k; p0 += KB) {
+      int kb = Math.min(KB, k - p0);
+      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, c, co, i0, i1, n, kb, acc || p0 > 0);
+    }
+    if (k == 0 && !acc) for (int i = i0; i < i1; i++) java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0f);
+  }
+
+  static final int KB = 256;
+
+  static final int MB = 64;
+
+  /** One k-block: rows in blocks of MB; inside a block, column tiles outer so B's panel is reused. */
+  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
+      int n, int k, boolean acc) {
     int n4 = n - n % (4 * V), n1 = n - n % V;
-    int i = i0;
-    for (; i + 4 <= i1; i += 4) {
-      int a0 = ao + i * ai, a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
-      int c0 = co + i * n, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
-      int j = 0;
-      for (; j < n4; j += 4 * V) {
-        FloatVector x00, x01, x02, x03, x10, x11, x12, x13, x20, x21, x22, x23, x30, x31, x32, x33;
-        if (acc) {
-          x00 = FloatVector.fromArray(F, c, c0 + j); x01 = FloatVector.fromArray(F, c, c0 + j + V);
-          x02 = FloatVector.fromArray(F, c, c0 + j + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + j + 3 * V);
-          x10 = FloatVector.fromArray(F, c, c1 + j); x11 = FloatVector.fromArray(F, c, c1 + j + V);
-          x12 = FloatVector.fromArray(F, c, c1 + j + 2 * V); x13 = FloatVector.fromArray(F, c, c1 + j + 3 * V);
-          x20 = FloatVector.fromArray(F, c, c2 + j); x21 = FloatVector.fromArray(F, c, c2 + j + V);
-          x22 = FloatVector.fromArray(F, c, c2 + j + 2 * V); x23 = FloatVector.fromArray(F, c, c2 + j + 3 * V);
-          x30 = FloatVector.fromArray(F, c, c3 + j); x31 = FloatVector.fromArray(F, c, c3 + j + V);
-          x32 = FloatVector.fromArray(F, c, c3 + j + 2 * V); x33 = FloatVector.fromArray(F, c, c3 + j + 3 * V);
-        } else {
-          x00 = x01 = x02 = x03 = x10 = x11 = x12 = x13 = x20 = x21 = x22 = x23 = x30 = x31 = x32 = x33 = FloatVector.zero(F);
+    for (int ib = i0; ib < i1; ib += MB) {
+      int ie = Math.min(i1, ib + MB), i4 = ib + (ie - ib) / 4 * 4;
+      for (int j = 0; j < n4; j += 4 * V) {
+        for (int i = ib; i < i4; i += 4) {
+          int a0 = ao + i * ai, b0 = bo + j, c0 = co + i * n + j;
+          int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
+          int c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
+          FloatVector x00, x01, x02, x03, x10, x11, x12, x13, x20, x21, x22, x23, x30, x31, x32, x33;
+          if (acc) {
+            x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + V);
+            x02 = FloatVector.fromArray(F, c, c0 + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + 3 * V);
+            x10 = FloatVector.fromArray(F, c, c1); x11 = FloatVector.fromArray(F, c, c1 + V);
+            x12 = FloatVector.fromArray(F, c, c1 + 2 * V); x13 = FloatVector.fromArray(F, c, c1 + 3 * V);
+            x20 = FloatVector.fromArray(F, c, c2); x21 = FloatVector.fromArray(F, c, c2 + V);
+            x22 = FloatVector.fromArray(F, c, c2 + 2 * V); x23 = FloatVector.fromArray(F, c, c2 + 3 * V);
+            x30 = FloatVector.fromArray(F, c, c3); x31 = FloatVector.fromArray(F, c, c3 + V);
+            x32 = FloatVector.fromArray(F, c, c3 + 2 * V); x33 = FloatVector.fromArray(F, c, c3 + 3 * V);
+          } else {
+            x00 = x01 = x02 = x03 = x10 = x11 = x12 = x13 = x20 = x21 = x22 = x23 = x30 = x31 = x32 = x33 = FloatVector.zero(F);
+          }
+          for (int p = 0; p < k; p++) {
+            int bp = b0 + p * n, pa = p * ap;
+            FloatVector b0v = FloatVector.fromArray(F, b, bp), b1v = FloatVector.fromArray(F, b, bp + V);
+            FloatVector b2v = FloatVector.fromArray(F, b, bp + 2 * V), b3v = FloatVector.fromArray(F, b, bp + 3 * V);
+            FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+            x00 = v.fma(b0v, x00); x01 = v.fma(b1v, x01); x02 = v.fma(b2v, x02); x03 = v.fma(b3v, x03);
+            v = FloatVector.broadcast(F, a[a1 + pa]);
+            x10 = v.fma(b0v, x10); x11 = v.fma(b1v, x11); x12 = v.fma(b2v, x12); x13 = v.fma(b3v, x13);
+            v = FloatVector.broadcast(F, a[a2 + pa]);
+            x20 = v.fma(b0v, x20); x21 = v.fma(b1v, x21); x22 = v.fma(b2v, x22); x23 = v.fma(b3v, x23);
+            v = FloatVector.broadcast(F, a[a3 + pa]);
+            x30 = v.fma(b0v, x30); x31 = v.fma(b1v, x31); x32 = v.fma(b2v, x32); x33 = v.fma(b3v, x33);
+          }
+          x00.intoArray(c, c0); x01.intoArray(c, c0 + V); x02.intoArray(c, c0 + 2 * V); x03.intoArray(c, c0 + 3 * V);
+          x10.intoArray(c, c1); x11.intoArray(c, c1 + V); x12.intoArray(c, c1 + 2 * V); x13.intoArray(c, c1 + 3 * V);
+          x20.intoArray(c, c2); x21.intoArray(c, c2 + V); x22.intoArray(c, c2 + 2 * V); x23.intoArray(c, c2 + 3 * V);
+          x30.intoArray(c, c3); x31.intoArray(c, c3 + V); x32.intoArray(c, c3 + 2 * V); x33.intoArray(c, c3 + 3 * V);
         }
-        for (int p = 0; p < k; p++) {
-          int bp = bo + p * n + j, pa = p * ap;
-          FloatVector b0 = FloatVector.fromArray(F, b, bp), b1 = FloatVector.fromArray(F, b, bp + V);
-          FloatVector b2 = FloatVector.fromArray(F, b, bp + 2 * V), b3 = FloatVector.fromArray(F, b, bp + 3 * V);
-          FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
-          x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
-          v = FloatVector.broadcast(F, a[a1 + pa]);
-          x10 = v.fma(b0, x10); x11 = v.fma(b1, x11); x12 = v.fma(b2, x12); x13 = v.fma(b3, x13);
-          v = FloatVector.broadcast(F, a[a2 + pa]);
-          x20 = v.fma(b0, x20); x21 = v.fma(b1, x21); x22 = v.fma(b2, x22); x23 = v.fma(b3, x23);
-          v = FloatVector.broadcast(F, a[a3 + pa]);
-          x30 = v.fma(b0, x30); x31 = v.fma(b1, x31); x32 = v.fma(b2, x32); x33 = v.fma(b3, x33);
-        }
-        x00.intoArray(c, c0 + j); x01.intoArray(c, c0 + j + V); x02.intoArray(c, c0 + j + 2 * V); x03.intoArray(c, c0 + j + 3 * V);
-        x10.intoArray(c, c1 + j); x11.intoArray(c, c1 + j + V); x12.intoArray(c, c1 + j + 2 * V); x13.intoArray(c, c1 + j + 3 * V);
-        x20.intoArray(c, c2 + j); x21.intoArray(c, c2 + j + V); x22.intoArray(c, c2 + j + 2 * V); x23.intoArray(c, c2 + j + 3 * V);
-        x30.intoArray(c, c3 + j); x31.intoArray(c, c3 + j + V); x32.intoArray(c, c3 + j + 2 * V); x33.intoArray(c, c3 + j + 3 * V);
       }
-      for (; j < n1; j += V) {
-        FloatVector x0, x1, x2, x3;
-        if (acc) {
-          x0 = FloatVector.fromArray(F, c, c0 + j); x1 = FloatVector.fromArray(F, c, c1 + j);
-          x2 = FloatVector.fromArray(F, c, c2 + j); x3 = FloatVector.fromArray(F, c, c3 + j);
-        } else {
-          x0 = x1 = x2 = x3 = FloatVector.zero(F);
-        }
-        for (int p = 0; p < k; p++) {
-          FloatVector bv = FloatVector.fromArray(F, b, bo + p * n + j);
-          int pa = p * ap;
-          x0 = FloatVector.broadcast(F, a[a0 + pa]).fma(bv, x0);
-          x1 = FloatVector.broadcast(F, a[a1 + pa]).fma(bv, x1);
-          x2 = FloatVector.broadcast(F, a[a2 + pa]).fma(bv, x2);
-          x3 = FloatVector.broadcast(F, a[a3 + pa]).fma(bv, x3);
-        }
-        x0.intoArray(c, c0 + j); x1.intoArray(c, c1 + j); x2.intoArray(c, c2 + j); x3.intoArray(c, c3 + j);
+      for (int j = n4; j < n1; j += V) {
+        for (int i = ib; i < i4; i += 4) tile4x1(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
       }
-      for (; j < n; j++) {
-        for (int r = 0; r < 4; r++) scalarElement(a, ao + (i + r) * ai, ap, b, bo + j, n, c, co + (i + r) * n + j, k, acc);
+      for (int i = ib; i < i4; i++) {
+        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, n, c, co + i * n + j, k, acc);
+      }
+      for (int i = i4; i < ie; i++) {
+        int a0 = ao + i * ai, c0 = co + i * n;
+        int j = 0;
+        for (; j < n1; j += V) {
+          FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0 + j) : FloatVector.zero(F);
+          for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, bo + p * n + j), x0);
+          x0.intoArray(c, c0 + j);
+        }
+        for (; j < n; j++) scalarElement(a, a0, ap, b, bo + j, n, c, c0 + j, k, acc);
       }
     }
-    for (; i < i1; i++) {
-      int a0 = ao + i * ai, c0 = co + i * n;
-      int j = 0;
-      for (; j < n1; j += V) {
-        FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0 + j) : FloatVector.zero(F);
-        for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, bo + p * n + j), x0);
-        x0.intoArray(c, c0 + j);
-      }
-      for (; j < n; j++) scalarElement(a, a0, ap, b, bo + j, n, c, c0 + j, k, acc);
+  }
+
+  /** C[4][V] at c0 (+)= A(4 rows) . B[k][V] at b0. */
+  private static void tile4x1(float[] a, int a0, int ai, int ap, float[] b, int b0, float[] c, int c0, int n, int k, boolean acc) {
+    int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
+    int c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
+    FloatVector x0, x1, x2, x3;
+    if (acc) {
+      x0 = FloatVector.fromArray(F, c, c0); x1 = FloatVector.fromArray(F, c, c1);
+      x2 = FloatVector.fromArray(F, c, c2); x3 = FloatVector.fromArray(F, c, c3);
+    } else {
+      x0 = x1 = x2 = x3 = FloatVector.zero(F);
     }
+    for (int p = 0; p < k; p++) {
+      FloatVector bv = FloatVector.fromArray(F, b, b0 + p * n);
+      int pa = p * ap;
+      x0 = FloatVector.broadcast(F, a[a0 + pa]).fma(bv, x0);
+      x1 = FloatVector.broadcast(F, a[a1 + pa]).fma(bv, x1);
+      x2 = FloatVector.broadcast(F, a[a2 + pa]).fma(bv, x2);
+      x3 = FloatVector.broadcast(F, a[a3 + pa]).fma(bv, x3);
+    }
+    x0.intoArray(c, c0); x1.intoArray(c, c1); x2.intoArray(c, c2); x3.intoArray(c, c3);
   }
 
   /** One element by the same FMA chain as the vector lanes (so tails agree with tiles bit for bit). */
