@@ -152,6 +152,11 @@ async function main() {
     await page.waitForSelector('#status[data-state=solved]');
     check(true, 'a pasted LLM-legend board plays and solves');
 
+    // --- A link to a level opens it.
+    await page.goto(cfg.url + '?level=' + encodeURIComponent('unfiltered/valid/000.txt#7'));
+    await page.waitForSelector('body[data-ready=true]');
+    check(await text(page, '#level-name') === 'unfiltered/valid/000.txt#7', 'a ?level= link opens that level');
+
     // --- Bad requests: a 4xx with its reason, shown on the page; the server keeps serving.
     const bad = await page.evaluate(async () => {
       const r = await fetch('/api/level?split=../../etc&file=0&index=0');
