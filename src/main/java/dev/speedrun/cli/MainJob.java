@@ -8,6 +8,7 @@ import dev.speedrun.rl.Dashboard;
 import dev.speedrun.rl.Recipe;
 import dev.speedrun.rl.TrainingLevels;
 import dev.speedrun.rl.TrainingRun;
+import dev.speedrun.sokoban.Formats;
 import dev.speedrun.sokoban.Generator;
 import dev.speedrun.sokoban.Level;
 import dev.speedrun.sokoban.LevelSources;
@@ -91,7 +92,6 @@ final class MainJob {
 
   /** Writes (once) a Boxoban-shaped folder of generated levels into the cache and returns it. */
   static Path generatedLevels(Path root, Map<String, Integer> filesPerSplit, int perFile, PrintStream o) throws IOException {
-    Generator gen = new Generator(Generator.Settings.BOXOBAN);
     long seedBase = 0;
     for (String split : List.of("unfiltered/train", "unfiltered/valid", "unfiltered/test")) {
       int files = filesPerSplit.get(split);
@@ -102,13 +102,12 @@ final class MainJob {
         long seed = ++seedBase * 1_000_003L;
         if (Files.isRegularFile(file)) continue;
         o.printf("generating %s ...%n", file);
-        List<Level> lv = gen.generate(seed, 0, perFile);
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < lv.size(); i++) {
-          sb.append("; ").append(i).append('\n').append(lv.get(i).toXsb()).append("\n\n");
-        }
+        Level[] lv = new Level[perFile];
+        ThreadLocal<Generator> gen = ThreadLocal.withInitial(() -> new Generator(Generator.Settings.BOXOBAN));
+        java.util.stream.IntStream.range(0, perFile).parallel().forEach(k -> lv[k] = gen.get().generate(seed, k));
+        String text = Formats.toBoxoban(java.util.Arrays.asList(lv));
         Path tmp = dir.resolve(file.getFileName() + ".tmp");
-        Files.writeString(tmp, sb.toString(), StandardCharsets.UTF_8);
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
     }
