@@ -256,7 +256,7 @@ public final class LevelSources {
       tmp = null;
       return target;
     } catch (IOException e) {
-      String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      String why = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
       throw new UserError("could not download the Boxoban levels from " + ARCHIVE_URL + " (" + why
           + "); copy them to a directory and pass --levels DIR or set " + ENV_VAR);
     } catch (InterruptedException e) {
