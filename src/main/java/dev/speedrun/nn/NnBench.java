@@ -82,7 +82,7 @@ public final class NnBench {
    */
   static double time(Runnable call, double seconds, int threads) {
     long warmEnd = System.nanoTime() + (long) (seconds * 0.3e9);
-    while (System.nanoTime() < warmEnd) call.run();
+    for (int i = 0; i < 20 || System.nanoTime() < warmEnd; i++) call.run(); // the JIT needs calls, not just time
     long t0 = System.nanoTime();
     call.run();
     long one = Math.max(1, System.nanoTime() - t0);

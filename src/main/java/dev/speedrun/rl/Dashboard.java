@@ -51,8 +51,8 @@ public class Dashboard {
         "#".repeat(filled), ".".repeat(width - filled), 100 * frac, m.iteration(), total));
     line(sb, String.format("steps %,d / %,d   clock %s   ETA %s   %,.0f steps/s (avg %,.0f)", m.globalStep(), totalSteps,
         TrainingRun.clockString(clock), TrainingRun.clockString(eta), sps, avgSps));
-    line(sb, String.format("solve %.4f   return %.3f   length %.1f   episodes %,d   val %s", m.solveRate(),
-        m.episodicReturn(), m.episodicLength(), m.episodes(), Double.isNaN(val) ? "-" : String.format("%.4f", val)));
+    line(sb, String.format("solve %s   return %s   length %s   episodes %,d   val %s", fmt("%.4f", m.solveRate()),
+        fmt("%.3f", m.episodicReturn()), fmt("%.1f", m.episodicLength()), m.episodes(), fmt("%.4f", val)));
     line(sb, String.format("policy %.4f   value %.4f   entropy %.4f   kl %.5f   clip %.3f   lr %.3g   gnorm %.3f",
         m.policyLoss(), m.valueLoss(), m.entropy(), m.approxKl(), m.clipFrac(), m.learningRate(), m.gradNorm()));
     line(sb, String.format("time: env %.0f%%   forward %.0f%%   learn %.0f%%", 100 * nEnv / all, 100 * nFwd / all,
@@ -60,6 +60,10 @@ public class Dashboard {
     drawnLines = 5;
     out.print(sb);
     out.flush();
+  }
+
+  private static String fmt(String f, double v) {
+    return Double.isNaN(v) ? "-" : String.format(f, v);
   }
 
   private static void line(StringBuilder sb, String s) {

@@ -109,6 +109,9 @@ public final class TrainingRun {
 
   /** Continues the run in {@code run} from its latest checkpoint. */
   public static Result resume(Setup s, Path run, Dashboard dash) throws IOException {
+    if (Files.exists(run.resolve("summary.json"))) {
+      throw new UserError(run + " has finished already (it has a summary.json); nothing to resume");
+    }
     try (PrintStream log = openLog(run)) {
       TrainingRun tr = new TrainingRun(s, run, dash, log);
       return tr.loop(true);

@@ -92,7 +92,7 @@ public final class PlayServer implements AutoCloseable {
     InetAddress addr = InetAddress.getByName(opt.host());
     this.loopback = addr.isLoopbackAddress();
     this.server = HttpServer.create(new InetSocketAddress(addr, opt.port()), 16);
-    this.pool = Executors.newFixedThreadPool(4, r -> {
+    this.pool = Executors.newFixedThreadPool(8, r -> { // a few slow solves must not block the page
       Thread t = new Thread(r, "play-http");
       t.setDaemon(true);
       return t;

@@ -289,4 +289,45 @@ class PlayServerTest {
     // Still serving:
     for (int i = 0; i < 3; i++) assertThat(ok(get("/api/info")).path("levels").asBoolean()).isTrue();
   }
+
+  @Test
+  void mangledRequestsNeverMakeA500() throws Exception {
+    // Valid requests, mangled by random deletions, insertions and duplications (300, seeded).
+    String level = level3().toXsb();
+    List<String[]> valid = List.of(
+        new String[] {"POST", "/api/parse", body("text", "+ + + + +\n+ * @ X +\n+ + + + +", "format", "llm")},
+        new String[] {"POST", "/api/replay", body("level", level, "actions", SOLUTION_3, "player", "p")},
+        new String[] {"POST", "/api/watch", body("checkpoint", "runs/run1/step-100.safetensors", "level", level)},
+        new String[] {"POST", "/api/solve", body("level", level)},
+        new String[] {"GET", "/api/level?split=unfiltered/valid&file=0&index=3", null},
+        new String[] {"GET", "/api/random?source=unfiltered/valid&seed=3", null});
+    java.util.SplittableRandom rng = new java.util.SplittableRandom(99);
+    String noise = "{}[]\",:\\%&=/.#@$+*-XUDLR0123456789 \n\u00e9";
+    int served = 0;
+    for (int i = 0; i < 300; i++) {
+      String[] v = valid.get(rng.nextInt(valid.size()));
+      boolean get = v[0].equals("GET");
+      StringBuilder m = new StringBuilder(get ? v[1].substring(v[1].indexOf('?') + 1) : v[2]);
+      for (int k = 1 + rng.nextInt(4); k > 0; k--) {
+        int at = rng.nextInt(m.length() + 1);
+        switch (rng.nextInt(3)) {
+          case 0 -> { if (at < m.length()) m.deleteCharAt(at); }
+          case 1 -> m.insert(at, noise.charAt(rng.nextInt(noise.length())));
+          default -> m.insert(at, m.substring(at, Math.min(m.length(), at + rng.nextInt(20))));
+        }
+      }
+      HttpResponse<String> r;
+      if (get) {
+        String q = java.net.URLEncoder.encode(m.toString(), StandardCharsets.UTF_8).replace("%3D", "=").replace("%26", "&");
+        r = get(v[1].substring(0, v[1].indexOf('?') + 1) + q);
+      } else {
+        r = post(v[1], m.toString());
+      }
+      assertThat(r.statusCode()).as("%s %s with %s -> %s", v[0], v[1], m, r.body()).isBetween(200, 499);
+      if (r.statusCode() >= 400) assertThat(json.readTree(r.body()).path("error").asText()).isNotBlank();
+      served++;
+    }
+    assertThat(served).isEqualTo(300);
+    assertThat(ok(get("/api/info")).path("levels").asBoolean()).isTrue();
+  }
 }
