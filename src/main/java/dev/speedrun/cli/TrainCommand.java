@@ -53,6 +53,11 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--imitate-batch", defaultValue = "128", description = "Puzzles per minibatch of --imitate (default ${DEFAULT-VALUE}).")
   int imitateBatch;
 
+  @Option(names = "--dagger", paramLabel = "ROUNDS,PUZZLES,STEPS,EPOCHS", split = ",", description = "After --imitate: DAgger rounds; "
+      + "each plays PUZZLES training puzzles for up to STEPS sampled steps, labels every position with a shortest solution's first move, "
+      + "and trains EPOCHS epochs on them plus as many gold answers (e.g. 3,10000,30,1).")
+  List<Integer> dagger;
+
   @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a recipe field (marks the run as overridden: no record).")
   List<String> sets;
 
@@ -95,7 +100,8 @@ public final class TrainCommand implements Callable<Integer> {
     if (imitate != null) {
       if (resume != null) throw new UserError("--imitate starts a run; it is not allowed with --resume");
       if (Files.exists(run.resolve("run.json"))) throw new UserError(run + " already holds a run; use another --out");
-      ImitationWarmStart.Result w = ImitationWarmStart.run(imitate, recipe, s, th, imitateEpochs, imitateLr, imitateBatch, run, System.out);
+      ImitationWarmStart.Result w = ImitationWarmStart.run(imitate, recipe, s, th, imitateEpochs, imitateLr, imitateBatch,
+          daggerSettings(), run, System.out);
       factory = w.factory();
       imitationSeconds = w.seconds();
     }
@@ -125,5 +131,13 @@ public final class TrainCommand implements Callable<Integer> {
     int p = source.indexOf(" (");
     String root = p > 0 ? source.substring(0, p) : source;
     return Files.isDirectory(Path.of(root)) ? root : null;
+  }
+
+  private ImitationWarmStart.Dagger daggerSettings() {
+    if (dagger == null) return ImitationWarmStart.Dagger.NONE;
+    if (dagger.size() != 4 || dagger.stream().anyMatch(v -> v < 1)) {
+      throw new UserError("--dagger " + dagger + ": expected four positive numbers ROUNDS,PUZZLES,STEPS,EPOCHS");
+    }
+    return new ImitationWarmStart.Dagger(dagger.get(0), dagger.get(1), dagger.get(2), dagger.get(3));
   }
 }

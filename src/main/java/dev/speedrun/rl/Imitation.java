@@ -49,19 +49,37 @@ public final class Imitation {
     if (levels.size() != moves.size()) throw new IllegalArgumentException("levels and moves differ in length");
     if (levels.isEmpty()) throw new UserError("imitation: no solved puzzles to learn from");
     int n = levels.size();
-    int t = 1;
     int[][] acts = new int[n][];
+    float[][] vt = new float[n][];
     for (int i = 0; i < n; i++) {
       String m = moves.get(i);
       acts[i] = new int[m.length()];
+      vt[i] = new float[m.length()];
       for (int k = 0; k < m.length(); k++) {
         Direction d = Direction.ofLetter(m.charAt(k));
         if (d == null) throw new UserError("imitation: solution " + i + " has '" + m.charAt(k) + "', not one of U D L R");
         acts[i][k] = d.action();
+        vt[i][k] = (float) Math.pow(gamma, m.length() - 1 - k);
       }
       if (acts[i].length == 0) throw new UserError("imitation: solution " + i + " is empty");
-      t = Math.max(t, acts[i].length);
     }
+    return train(net, opt, levels, acts, acts, vt, epochs, batch, lr, valueCoef, maxGradNorm, seed, listener);
+  }
+
+  /**
+   * The general form: trajectory i starts on {@code levels[i]} and plays {@code played[i]}; at step t
+   * the policy is taught action {@code targets[i][t]} (skipped when negative) and value
+   * {@code valueTargets[i][t]} (skipped when NaN). With {@code played == targets} this is cloning of
+   * solutions; with the policy's own actions as {@code played} and a solver's moves as targets it is
+   * DAgger (Ross et al. 2011).
+   */
+  public static Epoch train(PolicyNet net, Optimizer opt, List<Level> levels, int[][] played, int[][] targets,
+      float[][] valueTargets, int epochs, int batch, float lr, float valueCoef, float maxGradNorm, long seed, Listener listener) {
+    int n = levels.size();
+    if (n == 0) throw new UserError("imitation: no trajectories to learn from");
+    int[][] acts = played;
+    int t = 1;
+    for (int[] a : played) t = Math.max(t, a.length);
     int b = Math.min(batch, n);
     int s = net.stateSize();
     BoxobanEnv env = new BoxobanEnv(b, (e, ep) -> levels.get(0));
@@ -96,18 +114,22 @@ public final class Imitation {
           for (int j = 0; j < b; j++) {
             int[] a = acts[rows[j]];
             stepActs[j] = step < a.length ? a[step] : 0;
-            if (step < a.length && j < nb) valid++;
+            if (step < a.length && j < nb && targets[rows[j]][step] >= 0) valid++;
           }
           env.step(stepActs);
         }
         net.forward(obs, reset, h0, t, b, logits, values);
         java.util.Arrays.fill(dLogits, 0f);
         java.util.Arrays.fill(dValues, 0f);
+        if (valid == 0) {
+          update++;
+          continue;
+        }
         float inv = 1f / valid;
         for (int step = 0; step < t; step++) {
           for (int j = 0; j < nb; j++) {
             int[] a = acts[rows[j]];
-            if (step >= a.length) continue;
+            if (step >= a.length || targets[rows[j]][step] < 0) continue;
             int r = step * b + j, off = r * A;
             float max = logits[off];
             int best = 0;
@@ -119,7 +141,7 @@ public final class Imitation {
             }
             double sum = 0;
             for (int k = 0; k < A; k++) sum += Math.exp(logits[off + k] - max);
-            int target = a[step];
+            int target = targets[rows[j]][step];
             lossSum += Math.log(sum) - (logits[off + target] - max);
             if (best == target) correct++;
             count++;
@@ -127,8 +149,8 @@ public final class Imitation {
               float p = (float) (Math.exp(logits[off + k] - max) / sum);
               dLogits[off + k] = (p - (k == target ? 1f : 0f)) * inv;
             }
-            float vt = (float) Math.pow(gamma, a.length - 1 - step);
-            dValues[r] = valueCoef * (values[r] - vt) * inv;
+            float vt = valueTargets[rows[j]][step];
+            if (!Float.isNaN(vt)) dValues[r] = valueCoef * (values[r] - vt) * inv;
           }
         }
         net.params().zeroGrad();
@@ -138,7 +160,7 @@ public final class Imitation {
         opt.step(rate);
         update++;
       }
-      last = new Epoch(ep + 1, lossSum / count, (double) correct / count, count);
+      last = new Epoch(ep + 1, lossSum / Math.max(1, count), (double) correct / Math.max(1, count), count);
       if (listener != null) listener.epoch(last);
     }
     return last;
