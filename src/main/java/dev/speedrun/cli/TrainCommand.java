@@ -44,7 +44,7 @@ public final class TrainCommand implements Callable<Integer> {
       + "dataset (the one whose --boxoban-out is the recipe's trainLevels; its held-out validation rows are skipped), timed on the clock.")
   Path imitate;
 
-  @Option(names = "--imitate-epochs", defaultValue = "3", description = "Epochs of --imitate (default ${DEFAULT-VALUE}).")
+  @Option(names = "--imitate-epochs", defaultValue = "5", description = "Epochs of --imitate (default ${DEFAULT-VALUE}).")
   int imitateEpochs;
 
   @Option(names = "--imitate-lr", defaultValue = "0.003", description = "Peak learning rate of --imitate, cosine to 0 (default ${DEFAULT-VALUE}).")

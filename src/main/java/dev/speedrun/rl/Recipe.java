@@ -118,7 +118,7 @@ public record Recipe(
    * project's generated LLM-track train puzzles (6-7 sided, 2-3 boxes, padded with walls to 10x10),
    * scored by {@code ./speedrun llm eval --agent} on the benchmark's eval puzzles with sampled
    * episodes. The environment's rules and rewards are the benchmark's (120-step episodes). Used with
-   * {@code train --imitate DATASET.jsonl --imitate-epochs 3}: the policy is cloned from the
+   * {@code train --imitate DATASET.jsonl --imitate-epochs 5}: the policy is cloned from the
    * dataset's gold answers, which is what makes it good in minutes (PPO from scratch did not learn
    * in the steps this machine gives in minutes; see docs/experiments.md, "LLM-track agent"). Fields
    * that differ from {@link #PINNED}, and why:
