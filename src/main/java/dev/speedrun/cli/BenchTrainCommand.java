@@ -41,6 +41,8 @@ public final class BenchTrainCommand implements Callable<Integer> {
     LevelSampler sampler = LevelSampler.uniform(store, 42);
     TrainBench.Figure many = TrainBench.run(r, sampler, threads, warmup, iterations, 42);
     TrainBench.Figure one = threads > 1 ? TrainBench.run(r, sampler, 1, warmup, iterations, 42) : many;
+    Recipe other = r.with(java.util.Map.of("overlap", Boolean.toString(!r.overlap())));
+    TrainBench.Figure alt = threads > 1 ? TrainBench.run(other, sampler, threads, warmup, iterations, 42) : many;
     double flops = Engine.flopsPerStep(r);
     // Overlap estimate: rollout on one thread while the other learns on the previous batch; an
     // iteration then takes max(rollout, learn) of the one-thread figures (an upper bound of (a)).
@@ -65,6 +67,8 @@ public final class BenchTrainCommand implements Callable<Integer> {
     o.put("gflops_per_second", round(flops * many.stepsPerSecond() / 1e9));
     o.put("one_thread_steps_per_second", Math.round(one.stepsPerSecond()));
     o.put("overlap_estimate_steps_per_second", Math.round(overlapSps));
+    o.put("overlap", r.overlap());
+    o.put((r.overlap() ? "split" : "overlap") + "_steps_per_second", Math.round(alt.stepsPerSecond()));
     o.put("machine", RunInfo.cpu() + ", " + RunInfo.cores() + " cores");
     o.put("jdk", RunInfo.jdk());
     if (json) {
@@ -80,6 +84,9 @@ public final class BenchTrainCommand implements Callable<Integer> {
         100 * many.forwardSeconds() / all, 100 * many.learnSeconds() / all);
     System.out.printf("FLOPs per env step: %.3g  -> %.1f GFLOP/s achieved%n", flops, flops * many.stepsPerSecond() / 1e9);
     if (threads > 1) {
+      System.out.printf("%s (the pinned recipe with overlap=%s): %,.0f steps/s on %d threads%n",
+          other.overlap() ? "(a) rollout and learning overlapped" : "(b) both phases split over the worker pool",
+          other.overlap(), alt.stepsPerSecond(), threads);
       System.out.printf("1 thread: %,.0f steps/s; overlapping rollout and learning on 2 threads could reach at most %,.0f steps/s"
           + " (max of the one-thread phases) vs %,.0f measured with both phases split%n", one.stepsPerSecond(), overlapSps,
           many.stepsPerSecond());

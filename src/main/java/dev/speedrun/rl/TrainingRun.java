@@ -163,10 +163,12 @@ public final class TrainingRun {
     Recipe r = setup.recipe();
     PolicyNet net = setup.factory().policy(r, setup.seed());
     // Both phases split over the engine's worker pool (results do not depend on the thread count).
-    Workers workers = new Workers(setup.threads());
+    // With overlap, the actor and the learner run on one thread each instead.
+    Workers workers = new Workers(r.overlap() ? 1 : setup.threads());
     if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
-    Trainer tr = new Trainer(r, setup.seed(), net, opt, setup.train());
+    PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
+    Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train());
     double clockBase = 0;
     if (resuming) {
       Checkpoints.cleanTemporaries(run);
