@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       // Each area registers its benchmark on its own line below (keeps merges clean).
       BenchEnvCommand.class, // area foundation: bench env
-      // area nn: bench nn
+      BenchNnCommand.class, // area nn: bench nn
       BenchTrainCommand.class, // area train: bench train
     })
 public final class BenchCommand {}

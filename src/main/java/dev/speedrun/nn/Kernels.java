@@ -116,83 +116,95 @@ public final class Kernels {
 
   /**
    * Rows [i0, i1) of C[m][n] (+)= sum_p A(i, p) * B[p][n], where A(i, p) = a[ao + i*ai + p*ap]:
-   * {@code ab} has (ai, ap) = (k, 1), {@code atb} has (1, m). Register tile: 4 rows x 4 vectors
-   * of C (16 accumulators), one broadcast of A per row and one load of B per vector per p; each C
-   * element is the same FMA chain over p whatever tile it falls in, so results do not depend on
-   * how rows are split between threads.
+   * {@code ab} has (ai, ap) = (k, 1), {@code atb} has (1, m). One broadcast of A per row and one
+   * load of B per vector per p; each C element is the same FMA chain over p whatever tile it falls
+   * in, so results do not depend on how rows are split between threads.
    */
   static void broadcastRows(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
       int n, int k, boolean acc) {
-    int n4 = n - n % (4 * V), n1 = n - n % V;
-    int i = i0;
-    for (; i + 4 <= i1; i += 4) {
-      int a0 = ao + i * ai, a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
-      int c0 = co + i * n, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
-      int j = 0;
-      for (; j < n4; j += 4 * V) {
-        FloatVector x00, x01, x02, x03, x10, x11, x12, x13, x20, x21, x22, x23, x30, x31, x32, x33;
-        if (acc) {
-          x00 = FloatVector.fromArray(F, c, c0 + j); x01 = FloatVector.fromArray(F, c, c0 + j + V);
-          x02 = FloatVector.fromArray(F, c, c0 + j + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + j + 3 * V);
-          x10 = FloatVector.fromArray(F, c, c1 + j); x11 = FloatVector.fromArray(F, c, c1 + j + V);
-          x12 = FloatVector.fromArray(F, c, c1 + j + 2 * V); x13 = FloatVector.fromArray(F, c, c1 + j + 3 * V);
-          x20 = FloatVector.fromArray(F, c, c2 + j); x21 = FloatVector.fromArray(F, c, c2 + j + V);
-          x22 = FloatVector.fromArray(F, c, c2 + j + 2 * V); x23 = FloatVector.fromArray(F, c, c2 + j + 3 * V);
-          x30 = FloatVector.fromArray(F, c, c3 + j); x31 = FloatVector.fromArray(F, c, c3 + j + V);
-          x32 = FloatVector.fromArray(F, c, c3 + j + 2 * V); x33 = FloatVector.fromArray(F, c, c3 + j + 3 * V);
-        } else {
-          x00 = x01 = x02 = x03 = x10 = x11 = x12 = x13 = x20 = x21 = x22 = x23 = x30 = x31 = x32 = x33 = FloatVector.zero(F);
+    // Blocks of KB along k keep B's panel in cache for long inner dimensions (weight gradients sum
+    // over thousands of rows). Each C element still gets one FMA chain in order of p, stored and
+    // reloaded between blocks, so blocking changes no bits.
+    for (int p0 = 0; p0 < k; p0 += KB) {
+      int kb = Math.min(KB, k - p0);
+      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, c, co, i0, i1, n, kb, acc || p0 > 0);
+    }
+    if (k == 0 && !acc) for (int i = i0; i < i1; i++) java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0f);
+  }
+
+  static final int KB = 256;
+
+  /** Rows per block: a multiple of the 6-row tile. */
+  static final int MB = 60;
+
+  /**
+   * One k-block: rows in blocks of MB; inside a block, column tiles outer so B's panel is reused.
+   * Register tile: 6 rows x 2 vectors of C (12 accumulators + 2 B vectors + 1 broadcast = 15 of
+   * AVX2's 16 registers), the classic AVX2 sgemm shape; leftover rows go one at a time.
+   */
+  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
+      int n, int k, boolean acc) {
+    int n2 = n - n % (2 * V), n1 = n - n % V;
+    for (int ib = i0; ib < i1; ib += MB) {
+      int ie = Math.min(i1, ib + MB), i6 = ib + (ie - ib) / 6 * 6;
+      for (int j = 0; j < n2; j += 2 * V) {
+        for (int i = ib; i < i6; i += 6) {
+          int a0 = ao + i * ai, a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai, a4 = a3 + ai, a5 = a4 + ai;
+          int c0 = co + i * n + j, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n, c4 = c3 + n, c5 = c4 + n;
+          FloatVector x00, x01, x10, x11, x20, x21, x30, x31, x40, x41, x50, x51;
+          if (acc) {
+            x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + V);
+            x10 = FloatVector.fromArray(F, c, c1); x11 = FloatVector.fromArray(F, c, c1 + V);
+            x20 = FloatVector.fromArray(F, c, c2); x21 = FloatVector.fromArray(F, c, c2 + V);
+            x30 = FloatVector.fromArray(F, c, c3); x31 = FloatVector.fromArray(F, c, c3 + V);
+            x40 = FloatVector.fromArray(F, c, c4); x41 = FloatVector.fromArray(F, c, c4 + V);
+            x50 = FloatVector.fromArray(F, c, c5); x51 = FloatVector.fromArray(F, c, c5 + V);
+          } else {
+            x00 = x01 = x10 = x11 = x20 = x21 = x30 = x31 = x40 = x41 = x50 = x51 = FloatVector.zero(F);
+          }
+          for (int p = 0; p < k; p++) {
+            int bp = bo + p * n + j, pa = p * ap;
+            FloatVector b0 = FloatVector.fromArray(F, b, bp), b1 = FloatVector.fromArray(F, b, bp + V);
+            FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+            x00 = v.fma(b0, x00); x01 = v.fma(b1, x01);
+            v = FloatVector.broadcast(F, a[a1 + pa]);
+            x10 = v.fma(b0, x10); x11 = v.fma(b1, x11);
+            v = FloatVector.broadcast(F, a[a2 + pa]);
+            x20 = v.fma(b0, x20); x21 = v.fma(b1, x21);
+            v = FloatVector.broadcast(F, a[a3 + pa]);
+            x30 = v.fma(b0, x30); x31 = v.fma(b1, x31);
+            v = FloatVector.broadcast(F, a[a4 + pa]);
+            x40 = v.fma(b0, x40); x41 = v.fma(b1, x41);
+            v = FloatVector.broadcast(F, a[a5 + pa]);
+            x50 = v.fma(b0, x50); x51 = v.fma(b1, x51);
+          }
+          x00.intoArray(c, c0); x01.intoArray(c, c0 + V);
+          x10.intoArray(c, c1); x11.intoArray(c, c1 + V);
+          x20.intoArray(c, c2); x21.intoArray(c, c2 + V);
+          x30.intoArray(c, c3); x31.intoArray(c, c3 + V);
+          x40.intoArray(c, c4); x41.intoArray(c, c4 + V);
+          x50.intoArray(c, c5); x51.intoArray(c, c5 + V);
         }
-        for (int p = 0; p < k; p++) {
-          int bp = bo + p * n + j, pa = p * ap;
-          FloatVector b0 = FloatVector.fromArray(F, b, bp), b1 = FloatVector.fromArray(F, b, bp + V);
-          FloatVector b2 = FloatVector.fromArray(F, b, bp + 2 * V), b3 = FloatVector.fromArray(F, b, bp + 3 * V);
-          FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
-          x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
-          v = FloatVector.broadcast(F, a[a1 + pa]);
-          x10 = v.fma(b0, x10); x11 = v.fma(b1, x11); x12 = v.fma(b2, x12); x13 = v.fma(b3, x13);
-          v = FloatVector.broadcast(F, a[a2 + pa]);
-          x20 = v.fma(b0, x20); x21 = v.fma(b1, x21); x22 = v.fma(b2, x22); x23 = v.fma(b3, x23);
-          v = FloatVector.broadcast(F, a[a3 + pa]);
-          x30 = v.fma(b0, x30); x31 = v.fma(b1, x31); x32 = v.fma(b2, x32); x33 = v.fma(b3, x33);
-        }
-        x00.intoArray(c, c0 + j); x01.intoArray(c, c0 + j + V); x02.intoArray(c, c0 + j + 2 * V); x03.intoArray(c, c0 + j + 3 * V);
-        x10.intoArray(c, c1 + j); x11.intoArray(c, c1 + j + V); x12.intoArray(c, c1 + j + 2 * V); x13.intoArray(c, c1 + j + 3 * V);
-        x20.intoArray(c, c2 + j); x21.intoArray(c, c2 + j + V); x22.intoArray(c, c2 + j + 2 * V); x23.intoArray(c, c2 + j + 3 * V);
-        x30.intoArray(c, c3 + j); x31.intoArray(c, c3 + j + V); x32.intoArray(c, c3 + j + 2 * V); x33.intoArray(c, c3 + j + 3 * V);
       }
-      for (; j < n1; j += V) {
-        FloatVector x0, x1, x2, x3;
-        if (acc) {
-          x0 = FloatVector.fromArray(F, c, c0 + j); x1 = FloatVector.fromArray(F, c, c1 + j);
-          x2 = FloatVector.fromArray(F, c, c2 + j); x3 = FloatVector.fromArray(F, c, c3 + j);
-        } else {
-          x0 = x1 = x2 = x3 = FloatVector.zero(F);
-        }
-        for (int p = 0; p < k; p++) {
-          FloatVector bv = FloatVector.fromArray(F, b, bo + p * n + j);
-          int pa = p * ap;
-          x0 = FloatVector.broadcast(F, a[a0 + pa]).fma(bv, x0);
-          x1 = FloatVector.broadcast(F, a[a1 + pa]).fma(bv, x1);
-          x2 = FloatVector.broadcast(F, a[a2 + pa]).fma(bv, x2);
-          x3 = FloatVector.broadcast(F, a[a3 + pa]).fma(bv, x3);
-        }
-        x0.intoArray(c, c0 + j); x1.intoArray(c, c1 + j); x2.intoArray(c, c2 + j); x3.intoArray(c, c3 + j);
+      for (int j = n2; j < n1; j += V) {
+        for (int i = ib; i < i6; i++) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
       }
-      for (; j < n; j++) {
-        for (int r = 0; r < 4; r++) scalarElement(a, ao + (i + r) * ai, ap, b, bo + j, n, c, co + (i + r) * n + j, k, acc);
+      for (int i = ib; i < i6; i++) {
+        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, n, c, co + i * n + j, k, acc);
+      }
+      for (int i = i6; i < ie; i++) {
+        int j = 0;
+        for (; j < n1; j += V) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
+        for (; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, n, c, co + i * n + j, k, acc);
       }
     }
-    for (; i < i1; i++) {
-      int a0 = ao + i * ai, c0 = co + i * n;
-      int j = 0;
-      for (; j < n1; j += V) {
-        FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0 + j) : FloatVector.zero(F);
-        for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, bo + p * n + j), x0);
-        x0.intoArray(c, c0 + j);
-      }
-      for (; j < n; j++) scalarElement(a, a0, ap, b, bo + j, n, c, c0 + j, k, acc);
-    }
+  }
+
+  /** C[1][V] at c0 (+)= A(one row from a0, p stride ap) . B[k][V] at b0 (row stride n). */
+  private static void row1(float[] a, int a0, int ap, float[] b, int b0, float[] c, int c0, int n, int k, boolean acc) {
+    FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0) : FloatVector.zero(F);
+    for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, b0 + p * n), x0);
+    x0.intoArray(c, c0);
   }
 
   /** One element by the same FMA chain as the vector lanes (so tails agree with tiles bit for bit). */

@@ -1,7 +1,7 @@
 package dev.speedrun.nn;
 
 /**
- * The {@link Kernels} products split by rows of C over a {@link Workers} pool (4-row grain, the
+ * The {@link Kernels} products split by rows of C over a {@link Workers} pool (6-row grain, the
  * register tile). Rows are independent, so the result is the same at every thread count. One
  * instance per caller; it is its own task, so a call allocates nothing.
  */
@@ -37,7 +37,7 @@ final class ParMm implements Workers.Task {
     this.acc = acc;
     // Small products are not worth a wake-up.
     if ((long) m * n * k < 32 * 1024) run(0, 0, m);
-    else w.run(this, m, 4);
+    else w.run(this, m, 6);
     this.a = this.b = this.c = null;
   }
 

@@ -181,9 +181,13 @@ public final class Formats {
     List<String> rows = new ArrayList<>();
     for (String line : text.split("\r?\n", -1)) rows.add(line);
     while (!rows.isEmpty() && rows.get(rows.size() - 1).isBlank()) rows.remove(rows.size() - 1);
-    while (!rows.isEmpty() && rows.get(0).isBlank()) rows.remove(0);
+    int skipped = 0; // leading blank lines, so that messages give the file's line numbers
+    while (!rows.isEmpty() && rows.get(0).isBlank()) {
+      rows.remove(0);
+      skipped++;
+    }
     if (rows.isEmpty()) throw new UserError(source + ": empty board");
-    return parseRows(rows, source, 1, false);
+    return parseRows(rows, source, 1 + skipped, false);
   }
 
   /**

@@ -36,6 +36,7 @@ class FormatsTest {
   void xsbErrors() {
     assertThatThrownBy(() -> Formats.parseXsb("\n \n", "f.xsb")).isInstanceOf(UserError.class).hasMessage("f.xsb: empty board");
     assertThatThrownBy(() -> Formats.parseXsb("#@$.#\n#x  #", "f.xsb")).hasMessage("f.xsb line 2 column 2: unknown character 'x'");
+    assertThatThrownBy(() -> Formats.parseXsb("\n\n#@$.#\n#x  #", "f.xsb")).hasMessage("f.xsb line 4 column 2: unknown character 'x'");
     assertThatThrownBy(() -> Formats.parseXsb("# $.#", "f")).hasMessageContaining("no player");
     assertThatThrownBy(() -> Formats.parseXsb("#@@$.#", "f")).hasMessageContaining("2 players");
     assertThatThrownBy(() -> Formats.parseXsb("#@$$.#", "f")).hasMessageContaining("2 boxes but 1 goals");
