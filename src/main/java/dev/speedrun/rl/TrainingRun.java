@@ -167,6 +167,7 @@ public final class TrainingRun {
     Workers workers = new Workers(r.overlap() ? 1 : setup.threads());
     if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
+    if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(workers);
     PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
     Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train());
     double clockBase = 0;

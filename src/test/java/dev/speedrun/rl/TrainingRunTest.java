@@ -50,6 +50,12 @@ class TrainingRunTest {
     killAndResume(tmp, small(Map.of()));
   }
 
+  /** Muon's momentum and Adam moments for the vectors travel through the checkpoint too. */
+  @Test
+  void muonRunResumesBitIdentical(@TempDir Path tmp) throws Exception {
+    killAndResume(tmp, small(Map.of("optimizer", "muon")));
+  }
+
   /** Overlap mode: the checkpoint also carries the collected batch that has not been trained on. */
   @Test
   void overlappedRunIsDeterministicAndResumable(@TempDir Path tmp) throws Exception {
