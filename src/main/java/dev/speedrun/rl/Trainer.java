@@ -33,6 +33,13 @@ import java.util.List;
  *       logits and values are computed by hand ({@link PpoLoss}) and back-propagated; the global
  *       gradient norm is clipped and the optimizer steps with the scheduled learning rate.
  * </ol>
+ *
+ * <p>With {@code recipe.overlap()} the two phases run at once on two threads: an actor (a copy of
+ * the policy holding the parameters of the last update) collects batch k+1 while the learner trains
+ * on batch k, so each batch is trained one update after it was collected. The first epoch then
+ * treats it as on-policy (ratio 1 in GAE; PPO's clipped ratio still sees the lag), later epochs use
+ * V-trace weights as above. The threads share nothing between the start and the end of an
+ * iteration, so results stay deterministic.
  */
 public final class Trainer {
   private static final long ACTION_SALT = 0x41435431L, SHUFFLE_SALT = 0x53485546L;
