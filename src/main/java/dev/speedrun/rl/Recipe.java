@@ -57,7 +57,10 @@ public record Recipe(
     /**
      * Overlap rollout and learning on two threads: the actor collects the next batch with the
      * previous parameters while the learner trains (one update of policy lag). Off: both phases are
-     * split over the worker pool instead.
+     * split over the worker pool instead. Pinned off: overlap measured faster in steps/s on the
+     * shared 2-core machine ({@code ./speedrun bench train}: 9.8k vs 7.1k steps/s for this policy,
+     * 74k vs 19k for H=64 L=1), but the lag cost more than that in learning per step (LearningTest's
+     * setting: held-out greedy solve 0.29 vs 0.72 after 120k steps); see docs/experiments.md.
      */
     boolean overlap,
 

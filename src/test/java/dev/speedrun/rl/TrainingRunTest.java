@@ -16,6 +16,7 @@ class TrainingRunTest {
   static final List<Level> EASY = Fixtures.easyLevels(500, 1);
   static final List<Level> EASY_VAL = Fixtures.easyLevels(100, 2);
 
+  /** A tiny variant of the pinned recipe. */
   static Recipe small(Map<String, String> more) {
     Map<String, String> m = new java.util.HashMap<>(Map.of("numEnvs", "32", "horizon", "16", "minibatchSegments", "16",
         "hidden", "32", "layers", "1", "totalSteps", "4096", "checkpointInterval", "2", "valInterval", "3",
