@@ -228,6 +228,9 @@ public final class TrainingRun {
       double sps = r.stepsPerIteration() / iterSec;
       double avgSps = (tr.globalStep() - startStep) / ((System.nanoTime() - segStart) / 1e9);
       Map<String, Object> row = metricsRow(m, now, sps);
+      row.put("time/env_s", tr.nanosEnv / 1e9);
+      row.put("time/forward_s", tr.nanosForward / 1e9);
+      row.put("time/learn_s", tr.nanosLearn / 1e9);
       boolean validate = !last && r.valInterval() > 0 && m.iteration() % r.valInterval() == 0;
       if (validate) {
         val = Trainer.validate(tr.policy(), setup.validation());
