@@ -38,8 +38,14 @@ import jdk.incubator.vector.VectorSpecies;
  * (A+1)*H for the heads (768), plus about 20*H*L elementwise operations: about 107k multiply-adds.
  *
  * <p>Unlike PufferLib's layer (no bias), the minGRU linear has a bias, initialised to zero.
- * Activations are allocated once per shape and reused; {@link #step} and {@link #forward} keep
- * separate buffers, so rollout steps do not clobber a training segment's activations.
+ * Activations are allocated once per shape and reused (about (4 + 5L) H + 400 floats/ints per
+ * row); {@link #step} and {@link #forward} keep separate buffers, so rollout steps do not clobber a
+ * training segment's activations. The forward pass keeps the activated gates (g, sigmoid(z),
+ * sigmoid(p)) in place of the pre-activations; the backward pass recovers g' from g alone (g >= 0.5
+ * exactly when the pre-activation was >= 0, up to float rounding of sigmoid within ~1e-7 of 0).
+ *
+ * <p>Work is split over {@link #setWorkers workers} by rows, sequences or columns, never across a
+ * sum, so the bits do not depend on the thread count. Not thread-safe: one caller at a time.
  */
 public final class DefaultPolicy implements PolicyNet {
   public static final int OBS = 400;
