@@ -128,6 +128,20 @@ async function main() {
       check(true, 'the solver\'s solution plays to a solve');
     }
 
+    // --- Another level while watching: the old episode is cleared and the new board drawn.
+    await page.fill('#index', '2');
+    await page.click('#load-level');
+    await page.waitForFunction(() => /#2$/.test(document.getElementById('level-name').textContent));
+    check(await text(page, '#w-n') === '0' && (await page.getAttribute('#status', 'data-state')) === 'idle'
+      && (await page.locator('#board rect.box').count()) === 4, 'a new level in the Watch view clears the episode and shows the board');
+
+    // --- A generated level.
+    await page.click('#tab-play');
+    await page.selectOption('#gen-style', 'llm');
+    await page.click('#generate-level');
+    await page.waitForFunction(() => /^generated llm/.test(document.getElementById('level-name').textContent));
+    check((await page.locator('#board rect.box').count()) === 2, 'a generated LLM-style level with 2 boxes');
+
     // --- A pasted board in the LLM legend.
     await page.click('#tab-play');
     await page.fill('#paste', cfg.llmBoard);
@@ -137,6 +151,11 @@ async function main() {
     for (const c of cfg.llmSolution) await page.keyboard.press(KEY[c]);
     await page.waitForSelector('#status[data-state=solved]');
     check(true, 'a pasted LLM-legend board plays and solves');
+
+    // --- A link to a level opens it.
+    await page.goto(cfg.url + '?level=' + encodeURIComponent('unfiltered/valid/000.txt#7'));
+    await page.waitForSelector('body[data-ready=true]');
+    check(await text(page, '#level-name') === 'unfiltered/valid/000.txt#7', 'a ?level= link opens that level');
 
     // --- Bad requests: a 4xx with its reason, shown on the page; the server keeps serving.
     const bad = await page.evaluate(async () => {

@@ -116,7 +116,7 @@
     $('level-id').title = sha256 || '';
     showMessage('');
     restart();
-    updateWatchPanel();
+    renderWatch(); // redraws the board when the Watch view is showing
     return true;
   }
 
@@ -451,7 +451,12 @@
       $('checkpoint').appendChild(o);
       $('run-agent').disabled = true;
     }
+    // ?level=unfiltered/valid/000.txt%233 opens that level (a link to share).
     const params = new URLSearchParams(location.search);
+    const wanted = /^(.*)\/(\d{3})\.txt#(\d+)$/.exec(params.get('level') || '');
+    if (wanted && info.splits.some((s) => s.name === wanted[1])) {
+      $('split').value = wanted[1]; $('file').value = +wanted[2]; $('index').value = +wanted[3];
+    }
     if (info.splits.length && !params.has('sample')) await loadBoxoban();
     else setLevel(SAMPLE, 'sample level', '');
     document.body.dataset.ready = 'true';

@@ -9,6 +9,6 @@ import picocli.CommandLine.Command;
       // Each area registers its benchmark on its own line below (keeps merges clean).
       BenchEnvCommand.class, // area foundation: bench env
       BenchNnCommand.class, // area nn: bench nn
-      // area train: bench train
+      BenchTrainCommand.class, // area train: bench train
     })
 public final class BenchCommand {}

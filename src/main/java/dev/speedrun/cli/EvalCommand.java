@@ -3,7 +3,7 @@ package dev.speedrun.cli;
 import dev.speedrun.UserError;
 import dev.speedrun.eval.EvalReport;
 import dev.speedrun.eval.Evaluator;
-import dev.speedrun.eval.LevelRoot;
+import dev.speedrun.sokoban.LevelSources;
 import dev.speedrun.eval.LevelSet;
 import dev.speedrun.eval.Scoring;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ public final class EvalCommand implements Callable<Integer> {
     if (samples > 1 && !(temperature > 0)) throw new UserError("--temperature must be > 0 for sampling, got " + temperature);
     int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
     if (th < 1) throw new UserError("--threads must be at least 1, got " + th);
-    LevelSet set = LevelSet.load(LevelRoot.locate(levels), split);
+    LevelSet set = LevelSet.load(LevelSources.root(levels == null ? null : levels.toString()), split);
     Evaluator.Options o = samples == 1 ? new Evaluator.Options(1, 0, 0, th, 128) : new Evaluator.Options(samples, temperature, seed, th, 128);
     EvalReport r = Scoring.score(checkpoint, checkpoint.toString(), set, o);
     if (out != null) r.write(out);

@@ -10,6 +10,7 @@ import dev.speedrun.llm.Prompt;
 import dev.speedrun.llm.ChatClient;
 import dev.speedrun.llm.LlmEval;
 import dev.speedrun.llm.PassStats;
+import dev.speedrun.llm.AgentEval;
 import dev.speedrun.llm.RewardService;
 import dev.speedrun.llm.Datasets;
 import dev.speedrun.llm.Puzzle;
@@ -75,6 +76,9 @@ public final class LlmCommand implements Runnable {
     @Option(names = "--json", description = "Print a JSON summary (with --out).")
     boolean json;
 
+    @Option(names = "--boxoban-out", description = "Also write the boards padded with walls to 10x10 as a Boxoban file, for training our agents.")
+    Path boxobanOut;
+
     @Override
     public Integer call() throws Exception {
       PuzzleGenerator.Split sp = switch (split) {
@@ -90,6 +94,11 @@ public final class LlmCommand implements Runnable {
       PuzzleGenerator.Settings s = new PuzzleGenerator.Settings(d.minSide(), d.maxSide(), d.minBoxes(),
           d.maxBoxes(), minMoves, maxMoves, d.maxStates());
       List<Puzzle> ps = PuzzleGenerator.generate(sp, count, seed, s, ex);
+      if (boxobanOut != null) {
+        List<dev.speedrun.sokoban.Level> padded = new java.util.ArrayList<>();
+        for (Puzzle p : ps) padded.add(PuzzleGenerator.pad10(p.level()));
+        Datasets.writeAtomically(boxobanOut, dev.speedrun.sokoban.Formats.toBoxoban(padded));
+      }
       PrintWriter o = spec.commandLine().getOut();
       if (out == null) {
         for (Puzzle p : ps) o.println(JSON.writeValueAsString(Datasets.toJson(p)));
@@ -167,10 +176,16 @@ public final class LlmCommand implements Runnable {
     @Option(names = "--dataset", required = true, description = "Dataset JSONL.")
     Path dataset;
 
-    @Option(names = "--endpoint", required = true, description = "Server URL, e.g. http://127.0.0.1:8000 (or .../v1, or the full .../chat/completions).")
+    @Option(names = "--agent", description = "Evaluate our RL agent from this checkpoint instead of a server (boards padded to 10x10, k sampled episodes, seed --seed).")
+    Path agent;
+
+    @Option(names = "--greedy", description = "With --agent: argmax actions instead of sampling.")
+    boolean greedy;
+
+    @Option(names = "--endpoint", description = "Server URL, e.g. http://127.0.0.1:8000 (or .../v1, or the full .../chat/completions).")
     String endpoint;
 
-    @Option(names = "--model", required = true, description = "Model name sent to the server.")
+    @Option(names = "--model", description = "Model name sent to the server.")
     String model;
 
     @Option(names = "--k", defaultValue = "8", description = "Completions per puzzle (default ${DEFAULT-VALUE}).")
@@ -230,6 +245,8 @@ public final class LlmCommand implements Runnable {
         default -> throw new UserError("--n-mode must be auto, n or seeds, not '" + nMode + "'");
       };
       if (k < 1) throw new UserError("--k must be at least 1");
+      if (agent != null) return agentEval();
+      if (endpoint == null || model == null) throw new UserError("llm eval needs --endpoint and --model (or --agent CHECKPOINT)");
       if (maxTokens < 1) throw new UserError("--max-tokens must be at least 1");
       if (timeout < 1) throw new UserError("--timeout must be at least 1 second");
       if (retries < 0) throw new UserError("--retries must not be negative");
@@ -263,6 +280,38 @@ public final class LlmCommand implements Runnable {
         o.printf("lower CI %.4f %s the 0.80 bar; %d requests, %d retries, %d puzzles resumed%n",
             st.lo(), st.lo() > 0.80 ? "clears" : "does not clear", r.requests(), r.retries(), r.resumed());
         o.printf("report: %s  partial results: %s%n", rep, partial);
+        o.flush();
+      }
+      return 0;
+    }
+
+    private int agentEval() throws Exception {
+      if (endpoint != null || model != null) throw new UserError("--agent evaluates a checkpoint; drop --endpoint/--model");
+      List<Puzzle> ps = Datasets.read(dataset);
+      if (limit != null) {
+        if (limit < 1) throw new UserError("--limit must be at least 1");
+        ps = ps.subList(0, Math.min(limit, ps.size()));
+      }
+      dev.speedrun.nn.PolicyNet net = dev.speedrun.nn.Policies.load(agent);
+      long t0 = System.nanoTime();
+      LlmEval.Report r = AgentEval.run(ps, net, k, seed, greedy);
+      double secs = (System.nanoTime() - t0) / 1e9;
+      ObjectNode j = JSON.createObjectNode();
+      j.put("agent", agent.toString()).put("dataset", dataset.toString()).put("k", k).put("seed", seed)
+          .put("actions", greedy ? "greedy" : "sampled").put("max_steps", AgentEval.MAX_STEPS)
+          .put("seconds", secs);
+      LlmEval.figures(j, r, k);
+      if (report != null) Datasets.writeAtomically(report, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(j) + "\n");
+      PrintWriter o = spec.commandLine().getOut();
+      if (json) {
+        printJson(o, j);
+      } else {
+        PassStats st = r.stats();
+        o.printf("agent %s on %s: %d puzzles x %d %s episodes (seed %d), %.1f s%n", agent, dataset,
+            st.puzzles(), k, greedy ? "greedy" : "sampled", seed, secs);
+        o.printf("pass@1 %.4f  (95%% CI %.4f-%.4f, %s)  pass@%d %.4f%n", st.pass1(), st.lo(), st.hi(),
+            st.interval(), k, st.passK());
+        o.printf("lower CI %.4f %s the 0.80 bar%n", st.lo(), st.lo() > 0.80 ? "clears" : "does not clear");
         o.flush();
       }
       return 0;

@@ -4,6 +4,7 @@ import dev.speedrun.UserError;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The {@code ./speedrun} command line. One subcommand per verb; each is thin: parse, call, print.
@@ -22,7 +23,7 @@ import picocli.CommandLine.Command;
 
       // area nn: bench nn
 
-      // area train: train, bench train
+      TrainCommand.class, // area train: train, bench train
 
       EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, // area eval
 
@@ -32,10 +33,22 @@ import picocli.CommandLine.Command;
 
     })
 public final class Main implements Callable<Integer> {
+  @Option(names = "--seed", defaultValue = "42", description = "Main job: seed (default ${DEFAULT-VALUE}; a record also needs 43).")
+  long seed;
+
+  @Option(names = "--levels", paramLabel = "DIR", description = "Main job: Boxoban levels root (else SOKOBAN_LEVELS, ../shared/data/boxoban, cache).")
+  String levels;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Main job: run directory (default runs/main-seed<S>-<date>).")
+  java.nio.file.Path out;
+
+  @Option(names = "--threads", description = "Main job: threads (default: all cores).")
+  Integer threads;
 
   @Override
   public Integer call() throws Exception {
-    return MainJob.run();
+    int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+    return MainJob.run(seed, levels, out, th, System.out);
   }
 
   public static CommandLine commandLine() {

@@ -21,13 +21,13 @@ import picocli.CommandLine.Option;
       "Binds to 127.0.0.1 unless --host says otherwise, and prints the page's address."
     })
 public final class PlayCommand implements Callable<Integer> {
-  @Option(names = "--port", description = "TCP port (default ${DEFAULT-VALUE}; 0 picks a free one).", defaultValue = "8080")
+  @Option(names = "--port", paramLabel = "PORT", description = "TCP port (default ${DEFAULT-VALUE}; 0 picks a free one).", defaultValue = "8080")
   int port;
 
-  @Option(names = "--host", description = "Address to bind (default ${DEFAULT-VALUE}). Anything but loopback exposes the page to the network.", defaultValue = "127.0.0.1")
+  @Option(names = "--host", paramLabel = "ADDR", description = "Address to bind (default ${DEFAULT-VALUE}). Anything but loopback exposes the page to the network.", defaultValue = "127.0.0.1")
   String host;
 
-  @Option(names = "--levels", description = "Boxoban levels folder (else SOKOBAN_LEVELS, ../shared/data/boxoban, the cache).")
+  @Option(names = "--levels", paramLabel = "DIR", description = "Boxoban levels folder (else SOKOBAN_LEVELS, ../shared/data/boxoban, the cache).")
   Path levels;
 
   @Option(names = "--json", description = "Print the address as JSON.")

@@ -3,7 +3,7 @@ package dev.speedrun.cli;
 import dev.speedrun.UserError;
 import dev.speedrun.eval.EvalReport;
 import dev.speedrun.eval.Evaluator;
-import dev.speedrun.eval.LevelRoot;
+import dev.speedrun.sokoban.LevelSources;
 import dev.speedrun.eval.LevelSet;
 import dev.speedrun.eval.Scoring;
 import dev.speedrun.record.RecordVerifier;
@@ -74,7 +74,7 @@ public final class RecordCommand implements Runnable {
         Path ck = r.finalCheckpoint();
         out.println("scoring " + ck + " on " + LevelSet.TEST_SPLIT + " (no " + ev + " yet)...");
         out.flush();
-        LevelSet set = LevelSet.load(LevelRoot.locate(levels), LevelSet.TEST_SPLIT);
+        LevelSet set = LevelSet.load(LevelSources.root(levels == null ? null : levels.toString()), LevelSet.TEST_SPLIT);
         int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         EvalReport rep = Scoring.score(ck, run.relativize(ck).toString(), set, Evaluator.Options.greedy(th));
         rep.write(ev);
@@ -94,7 +94,8 @@ public final class RecordCommand implements Runnable {
       description = {
         "Check a record: recompute pass@1 and the intervals from the per-level arrays, check the level file's hash",
         "and that every test level was scored once, that the scored checkpoint is the one kept, that the recipe",
-        "snapshot is the one in the logs, that the seeds are 42 and 43 and both lower CIs exceed 0.70.",
+        "snapshot is the one in the logs, that the seeds are 42 and 43 and both lower CIs exceed 0.70;",
+        "--rescore also plays each kept checkpoint again and compares every level's result.",
         "Exit status 1 when any check fails."})
   static final class Verify implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -105,10 +106,17 @@ public final class RecordCommand implements Runnable {
     @Option(names = "--json", description = "Print the checks as JSON.")
     boolean json;
 
+    @Option(names = "--rescore", description = "Also re-score each kept checkpoint on unfiltered/test and require identical per-level results.")
+    boolean rescore;
+
+    @Option(names = "--levels", paramLabel = "DIR", description = "Boxoban folder for --rescore.")
+    Path levels;
+
     @Override
     public Integer call() throws Exception {
       if (!Files.isDirectory(record)) throw new UserError(record + ": no such record folder");
-      RecordVerifier.Report rep = RecordVerifier.verify(record);
+      LevelSet test = rescore ? LevelSet.load(LevelSources.root(levels == null ? null : levels.toString()), LevelSet.TEST_SPLIT) : null;
+      RecordVerifier.Report rep = RecordVerifier.verify(record, test);
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         var m = new com.fasterxml.jackson.databind.ObjectMapper();

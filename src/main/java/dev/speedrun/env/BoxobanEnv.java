@@ -218,14 +218,16 @@ public final class BoxobanEnv {
     episodeReturn[i] += reward;
     rewards[i] = reward;
     dones[i] = done;
-    if (done) {
-      lastSolved[i] = solved;
-      lastLength[i] = t;
-      lastReturn[i] = episodeReturn[i];
-      lastTargetsReached[i] = targetsReached[i];
-      sampler.board10(i, ++episode[i], board, i * CELLS);
-      started(i);
-    }
+    if (done) endEpisode(i, t, solved);
+  }
+
+  private void endEpisode(int i, int t, boolean solved) {
+    lastSolved[i] = solved;
+    lastLength[i] = t;
+    lastReturn[i] = episodeReturn[i];
+    lastTargetsReached[i] = targetsReached[i];
+    sampler.board10(i, ++episode[i], board, i * CELLS);
+    started(i);
   }
 
   private boolean firstTime(int i, int cell) {

@@ -2,6 +2,7 @@ package dev.speedrun.eval;
 
 import dev.speedrun.UserError;
 import dev.speedrun.nn.Policies;
+import dev.speedrun.sokoban.LevelSources;
 import dev.speedrun.sokoban.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,8 +30,8 @@ public final class Scoring {
   }
 
   /** The benchmark's scoring: greedy on the official unfiltered/test found under {@code levelsFlag} (or the lookup order). */
-  public static EvalReport scoreOnTest(Path checkpoint, Path levelsFlag, int threads) {
-    return score(checkpoint, checkpoint.toString(), LevelSet.load(LevelRoot.locate(levelsFlag), LevelSet.TEST_SPLIT),
+  public static EvalReport scoreOnTest(Path checkpoint, String levelsFlag, int threads) {
+    return score(checkpoint, checkpoint.toString(), LevelSet.load(LevelSources.root(levelsFlag), LevelSet.TEST_SPLIT),
         Evaluator.Options.greedy(threads));
   }
 }

@@ -44,6 +44,9 @@ public final class ChatClient {
     }
   }
 
+  /** One choice: the message content and the server's finish reason ("stop", "length", ... or null). */
+  public record Choice(String content, String finishReason) {}
+
   private final URI uri;
   private final Options o;
   private final HttpClient http;
@@ -83,17 +86,17 @@ public final class ChatClient {
   public long retried() { return retried.get(); }
 
   /** Asks for {@code n} completions of {@code messages}; {@code seed} null leaves it out. */
-  public List<String> complete(List<Prompt.Message> messages, int n, Long seed) throws InterruptedException {
+  public List<Choice> complete(List<Prompt.Message> messages, int n, Long seed) throws InterruptedException {
     String body = requestBody(messages, n, seed);
     String lastError = "";
     for (int attempt = 0; ; attempt++) {
+      if (attempt > o.retries()) {
+        throw new Failed("server " + uri + " failed " + attempt + " times; last: " + lastError);
+      }
       if (attempt > 0) {
         retried.incrementAndGet();
         long ms = Math.min(o.maxBackoff().toMillis(), o.backoff().toMillis() << Math.min(attempt - 1, 20));
         Thread.sleep(ms);
-      }
-      if (attempt > o.retries()) {
-        throw new Failed("server " + uri + " failed " + attempt + " times; last: " + lastError);
       }
       HttpRequest.Builder rb = HttpRequest.newBuilder(uri).timeout(o.timeout())
           .header("Content-Type", "application/json")
@@ -139,7 +142,7 @@ public final class ChatClient {
   }
 
   /** The message contents of the choices, in choice-index order. */
-  static List<String> parseChoices(String body, int n) {
+  static List<Choice> parseChoices(String body, int n) {
     JsonNode root;
     try {
       root = Datasets.JSON.readTree(body);
@@ -148,19 +151,34 @@ public final class ChatClient {
     }
     JsonNode choices = root == null ? null : root.get("choices");
     if (choices == null || !choices.isArray()) throw new IllegalArgumentException("no \"choices\" array");
-    String[] out = new String[choices.size()];
+    Choice[] out = new Choice[choices.size()];
     for (int i = 0; i < choices.size(); i++) {
       JsonNode c = choices.get(i);
       int idx = c.has("index") && c.get("index").isInt() ? c.get("index").asInt() : i;
       if (idx < 0 || idx >= out.length || out[idx] != null) throw new IllegalArgumentException("bad choice index " + idx);
       JsonNode msg = c.get("message");
       if (msg == null || !msg.isObject()) throw new IllegalArgumentException("choice " + i + " has no message");
-      JsonNode content = msg.get("content");
-      out[idx] = content == null || content.isNull() ? "" : content.asText();
+      JsonNode fr = c.get("finish_reason");
+      out[idx] = new Choice(contentText(msg.get("content")), fr == null || fr.isNull() ? null : fr.asText());
     }
-    List<String> list = new ArrayList<>(List.of(out));
+    List<Choice> list = new ArrayList<>(List.of(out));
     if (list.size() > n) return list.subList(0, n);
     return list;
+  }
+
+  /** Message content as text: a string, or the concatenated "text" of a list of content parts. */
+  static String contentText(JsonNode content) {
+    if (content == null || content.isNull()) return "";
+    if (content.isTextual()) return content.asText();
+    if (content.isArray()) {
+      StringBuilder sb = new StringBuilder();
+      for (JsonNode part : content) {
+        JsonNode t = part.get("text");
+        if (t != null && t.isTextual()) sb.append(t.asText());
+      }
+      return sb.toString();
+    }
+    throw new IllegalArgumentException("message content is neither a string nor a list of parts");
   }
 
   private static String snippet(String s) {

@@ -48,10 +48,22 @@ public final class LlmEval {
   }
 
   /** One puzzle's k completions and their scores. */
-  public record PuzzleResult(int index, List<String> completions, List<Reward.Result> results) {
+  /**
+   * One puzzle's k completions, their finish reasons ("stop", "length" = cut at max tokens, or
+   * null when the server gave none) and their scores.
+   */
+  public record PuzzleResult(int index, List<String> completions, List<String> finishReasons,
+      List<Reward.Result> results) {
     public int solved() {
       int s = 0;
       for (Reward.Result r : results) if (r.solved()) s++;
+      return s;
+    }
+
+    /** Completions cut at the token limit (finish reason "length"). */
+    public int truncated() {
+      int s = 0;
+      for (String f : finishReasons) if ("length".equals(f)) s++;
       return s;
     }
 
@@ -82,7 +94,7 @@ public final class LlmEval {
     Progress prog = new Progress(progress, puzzles.size(), done.values());
     if (mode.get() == NMode.AUTO && !todo.isEmpty()) {
       int first = todo.remove(0);
-      List<String> got = null;
+      List<ChatClient.Choice> got = null;
       try {
         got = client.complete(prompt.messages(puzzles.get(first)), s.k(), s.seed());
       } catch (ChatClient.Rejected e) {
@@ -111,7 +123,7 @@ public final class LlmEval {
           if (failure.get() != null) return;
           try {
             List<Prompt.Message> msgs = prompt.messages(puzzles.get(idx));
-            List<String> got = mode.get() == NMode.N
+            List<ChatClient.Choice> got = mode.get() == NMode.N
                 ? client.complete(msgs, s.k(), s.seed())
                 : askBySeeds(client, msgs, s, partial);
             if (got.size() != s.k()) {
@@ -171,11 +183,11 @@ public final class LlmEval {
         + ", run the same command again to resume");
   }
 
-  private static List<String> askBySeeds(ChatClient client, List<Prompt.Message> msgs, Settings s,
+  private static List<ChatClient.Choice> askBySeeds(ChatClient client, List<Prompt.Message> msgs, Settings s,
       Path partial) throws InterruptedException {
-    List<String> out = new ArrayList<>(s.k());
+    List<ChatClient.Choice> out = new ArrayList<>(s.k());
     for (int i = 0; i < s.k(); i++) {
-      List<String> one;
+      List<ChatClient.Choice> one;
       try {
         one = client.complete(msgs, 1, s.seed() + i);
       } catch (ChatClient.Rejected e) {
@@ -187,10 +199,15 @@ public final class LlmEval {
     return out;
   }
 
-  static PuzzleResult score(int index, Level level, List<String> completions) {
-    List<Reward.Result> rs = new ArrayList<>(completions.size());
-    for (String c : completions) rs.add(Reward.score(level, c));
-    return new PuzzleResult(index, List.copyOf(completions), List.copyOf(rs));
+  static PuzzleResult score(int index, Level level, List<ChatClient.Choice> choices) {
+    List<String> texts = new ArrayList<>(choices.size()), reasons = new ArrayList<>(choices.size());
+    List<Reward.Result> rs = new ArrayList<>(choices.size());
+    for (ChatClient.Choice c : choices) {
+      texts.add(c.content());
+      reasons.add(c.finishReason());
+      rs.add(Reward.score(level, c.content()));
+    }
+    return new PuzzleResult(index, List.copyOf(texts), java.util.Collections.unmodifiableList(reasons), List.copyOf(rs));
   }
 
   static ObjectNode header(List<Puzzle> puzzles, Prompt prompt, ChatClient client, Settings s) {
@@ -245,8 +262,12 @@ public final class LlmEval {
       if (cs == null || !cs.isArray() || cs.size() != header.get("k").asInt()) {
         throw new UserError(where + ": expected " + header.get("k").asInt() + " completions");
       }
-      List<String> texts = new ArrayList<>();
-      for (JsonNode c : cs) texts.add(c.asText());
+      JsonNode fr = n.get("finish_reasons");
+      List<ChatClient.Choice> texts = new ArrayList<>();
+      for (int j = 0; j < cs.size(); j++) {
+        JsonNode f = fr != null && fr.isArray() && j < fr.size() ? fr.get(j) : null;
+        texts.add(new ChatClient.Choice(cs.get(j).asText(), f == null || f.isNull() ? null : f.asText()));
+      }
       out.put(idx, score(idx, puzzles.get(idx).level(), texts));
     }
     return out;
@@ -269,6 +290,8 @@ public final class LlmEval {
       rw.add(x.reward());
       if (x.answered()) mv.add(x.moves()); else mv.addNull();
     }
+    ArrayNode fr = o.putArray("finish_reasons");
+    r.finishReasons().forEach(fr::add);
     r.completions().forEach(cs::add);
     appendLine(partial, o.toString(), false);
   }
@@ -331,20 +354,29 @@ public final class LlmEval {
     o.put("model", model).put("endpoint", endpoint).put("dataset", dataset);
     o.put("k", s.k()).put("temperature", s.temperature()).put("top_p", s.topP())
         .put("max_tokens", s.maxTokens()).put("seed", s.seed()).put("n_mode", r.mode().name().toLowerCase());
+    o.put("resumed_puzzles", r.resumed()).put("requests", r.requests()).put("retries", r.retries());
+    figures(o, r, s.k());
+    return o;
+  }
+
+  /** Adds the figures and per-puzzle results of a report to {@code o}. */
+  public static void figures(ObjectNode o, Report r, int k) {
     PassStats st = r.stats();
     o.put("puzzles", st.puzzles()).put("pass_at_1", st.pass1()).put("pass_at_k", st.passK())
         .put("answer_rate", st.answerRate());
+    int truncated = 0;
+    for (PuzzleResult p : r.puzzles()) truncated += p.truncated();
+    o.put("truncated_completions", truncated);
     o.putObject("ci").put("method", st.interval()).put("lo", st.lo()).put("hi", st.hi());
     o.put("lower_ci", st.lo()).put("bar", 0.80).put("clears_bar", st.lo() > 0.80);
-    o.put("resumed_puzzles", r.resumed()).put("requests", r.requests()).put("retries", r.retries());
     ArrayNode per = o.putArray("per_puzzle");
     for (PuzzleResult p : r.puzzles()) {
       ObjectNode x = per.addObject();
       x.put("index", p.index()).put("solved", p.solved()).put("answered", p.answered())
-          .put("pass_at_1", (double) p.solved() / s.k());
+          .put("truncated", p.truncated())
+          .put("pass_at_1", (double) p.solved() / k);
       ArrayNode mv = x.putArray("moves");
       for (Reward.Result rr : p.results()) if (rr.answered()) mv.add(rr.moves()); else mv.addNull();
     }
-    return o;
   }
 }

@@ -56,7 +56,8 @@ public final class PuzzleGenerator {
     long maxAttempts = 10_000L * count + 100_000L;
     for (long a = 0; out.size() < count; a++) {
       if (a >= maxAttempts) {
-        throw new IllegalStateException("no " + count + " puzzles after " + a + " attempts; settings too narrow: " + s);
+        throw new dev.speedrun.UserError("found only " + out.size() + " of " + count + " puzzles in " + a
+            + " attempts; the settings are too narrow (" + s.minMoves() + ".." + s.maxMoves() + " moves)");
       }
       Rng rng = new Rng(Rng.mix(seed, split.ordinal(), a));
       Level level = carve(rng, s);
@@ -133,5 +134,12 @@ public final class PuzzleGenerator {
       cells[i] = f;
     }
     return allOnGoals ? null : new Level(w, h, cells);
+  }
+
+  /** The board padded with walls to 10x10 at the top-left, as the agents' environment sees it. */
+  public static Level pad10(Level level) {
+    byte[] cells = new byte[100];
+    dev.speedrun.env.LevelSampler.pad10(level, cells, 0);
+    return new Level(10, 10, cells);
   }
 }

@@ -71,7 +71,7 @@ public final class Leaderboard {
     if (a < 0 || b < a) throw new UserError(readme + " has no " + START + " ... " + END + " block");
     String updated = text.substring(0, a + START.length()) + "\n" + table + text.substring(b);
     if (!updated.equals(text)) AtomicWrite.write(readme, updated);
-    Figures.leaderboard(recordsRoot.resolve("figures"), entries);
+    if (!entries.isEmpty()) Figures.leaderboard(recordsRoot.resolve("figures"), entries);
     return new Result(rows, excluded, table);
   }
 
@@ -91,9 +91,11 @@ public final class Leaderboard {
       }
     }
     sb.append("\nTime: training clock of the slower seed; score: the worse seed's lower 95% bootstrap CI of greedy pass@1 on ")
-        .append("unfiltered/test (seeds 42 and 43, both > 0.70). Regenerate with `./speedrun leaderboard`.\n\n")
-        .append("![records over time](").append(prefix).append("figures/records_over_time.png) ")
-        .append("![training curves](").append(prefix).append("figures/training_curves.png)\n");
+        .append("unfiltered/test (seeds 42 and 43, both > 0.70). Regenerate with `./speedrun leaderboard`.\n");
+    if (!rows.isEmpty()) {
+      sb.append("\n![records over time](").append(prefix).append("figures/records_over_time.png) ")
+          .append("![training curves](").append(prefix).append("figures/training_curves.png)\n");
+    }
     return sb.toString();
   }
 }

@@ -3,6 +3,8 @@ package dev.speedrun.record;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.speedrun.UserError;
 import dev.speedrun.eval.EvalReport;
+import dev.speedrun.eval.Evaluator;
+import dev.speedrun.eval.Scoring;
 import dev.speedrun.eval.Intervals;
 import dev.speedrun.eval.Intervals.Interval;
 import dev.speedrun.eval.LevelSet;
@@ -48,6 +50,15 @@ public final class RecordVerifier {
   private static final double EPS = 1e-12;
 
   public static Report verify(Path rec) {
+    return verify(rec, null);
+  }
+
+  /**
+   * Verifies; with {@code testSet} (the official unfiltered/test, loaded by the caller) also re-scores
+   * each seed's kept checkpoint, with the thread count its evaluation used, and requires the same
+   * result for every level.
+   */
+  public static Report verify(Path rec, LevelSet testSet) {
     List<Check> cs = new ArrayList<>();
     if (!Files.isDirectory(rec)) throw new UserError(rec + ": no such record folder");
     JsonNode meta;
@@ -90,6 +101,7 @@ public final class RecordVerifier {
         cs.add(new Check(tag + ": log recipe equals summary.json's", sdiff == null, sdiff == null ? "" : sdiff));
         slowest = Math.max(slowest, run.trainSeconds());
         double lo = checkEval(d, tag, cs);
+        if (testSet != null) rescore(d, tag, testSet, cs);
         worstLo = Math.min(worstLo, lo);
       } catch (UserError e) {
         cs.add(new Check(tag + ": readable", false, e.getMessage()));
@@ -143,6 +155,24 @@ public final class RecordVerifier {
     cs.add(new Check(tag + String.format(Locale.ROOT, ": lower CI > %.2f", EvalReport.BAR), b.lo() > EvalReport.BAR,
         String.format(Locale.ROOT, "pass@1 %.4f, 95%% CI [%.4f, %.4f]", p, b.lo(), b.hi())));
     return b.lo();
+  }
+
+  private static void rescore(Path d, String tag, LevelSet testSet, List<Check> cs) {
+    EvalReport stored = EvalReport.read(d.resolve("eval.json")).report();
+    Path ck = d.resolve(Records.CHECKPOINT);
+    int threads = Math.max(1, stored.threads());
+    EvalReport again = Scoring.score(ck, Records.CHECKPOINT, testSet, Evaluator.Options.greedy(threads));
+    String diff = null;
+    if (again.nLevels() != stored.nLevels()) diff = again.nLevels() + " levels vs " + stored.nLevels();
+    for (int i = 0; diff == null && i < again.nLevels(); i++) {
+      EvalReport.LevelResult a = again.levels().get(i), b = stored.levels().get(i);
+      if (!a.sha256().equals(b.sha256()) || a.solved() != b.solved() || a.steps()[0] != b.steps()[0]) {
+        diff = String.format(Locale.ROOT, "level %s: re-scored solved=%s steps=%d, stored solved=%s steps=%d", a.address(),
+            a.solved() == 1, a.steps()[0], b.solved() == 1, b.steps()[0]);
+      }
+    }
+    cs.add(new Check(tag + ": re-scoring the checkpoint gives the stored results", diff == null,
+        diff == null ? String.format(Locale.ROOT, "pass@1 %.4f, %d threads, %.1f s", again.passAt1(), threads, again.seconds()) : diff));
   }
 
   private static void checkSource(Path rec, String revision, List<Check> cs) {

@@ -1,8 +1,6 @@
 package dev.speedrun.sokoban;
 
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Boxoban-style level generator: the procedure of the I2A paper (Weber et al. 2017) as implemented
@@ -13,10 +11,11 @@ import java.util.Set;
  *       random 3x3 mask of floor (a straight piece or an L-shaped corner); the walk turns with
  *       probability {@code pTurn}; the border stays wall.
  *   <li>The player and the targets are placed on random floor cells, a box on each target.
- *   <li>Reverse play: a depth-first search of player moves that may pull the box behind them
- *       (depth up to 300 moves, up to 300,000 distinct states) keeps the state with the best score
- *       {@code box swaps x sum of box-target Manhattan distances} among states with no box on a
- *       target. A room without such a state is thrown away and a new one is drawn.
+ *   <li>Reverse play: a depth-first search over eight reverse actions (move and pull the box behind
+ *       if any; or only move) in gym-sokoban's order, to depth 300 and up to 300,000 distinct states,
+ *       keeps the state with the best score {@code pulls x sum of box-target Manhattan distances}
+ *       among states where every target is empty (no box, no player). A room without such a state
+ *       is thrown away and a new one is drawn (gym-sokoban's reset retries likewise).
  * </ol>
  *
  * Every generated level is solvable by construction (reverse play from the solved position).
@@ -38,6 +37,7 @@ public final class Generator {
         throw new IllegalArgumentException("room size " + width + "x" + height + " is outside 3.." + Level.MAX_SIDE);
       }
       if (boxes < 1) throw new IllegalArgumentException("need at least one box");
+      if (maxStates < 1 || maxStates > 500_000) throw new IllegalArgumentException("maxStates " + maxStates + " is outside 1..500000");
       if ((width - 2) * (height - 2) < boxes + 2) {
         throw new IllegalArgumentException(boxes + " boxes do not fit in a " + width + "x" + height + " room");
       }
@@ -61,7 +61,11 @@ public final class Generator {
   private final int[] boxAt; // box index at a cell, or -1
   private int[] boxPos, boxHome; // current cell and target cell of each box
   private int player;
-  private final Set<Long> explored = new HashSet<>();
+  // Explored states: an open-addressing set of 64-bit Zobrist hashes, cleared by a generation stamp.
+  private static final int TABLE = 1 << 20; // > 3x the 300,000-state cap
+  private final long[] keys = new long[TABLE];
+  private final int[] stamp = new int[TABLE];
+  private int stampGen, exploredCount;
   private final long[] zBox, zPlayer;
   private long bestScore;
   private int[] bestBoxes;
@@ -103,7 +107,7 @@ public final class Generator {
     floor = topology(rng);
     int nFloor = 0;
     for (boolean f : floor) if (f) nFloor++;
-    if (nFloor <= s.boxes() + 2) return null; // gym-sokoban: "not enough free spots"
+    if (nFloor <= s.boxes() + 1) return null; // gym-sokoban: "not enough free spots" (and it retries)
     // Player, then targets with a box on each, on random distinct floor cells.
     target = new boolean[size];
     boolean[] used = new boolean[size];
@@ -120,7 +124,8 @@ public final class Generator {
       boxHome[b] = c;
       boxAt[c] = b;
     }
-    explored.clear();
+    stampGen++;
+    exploredCount = 0;
     bestScore = -1;
     bestBoxes = null;
     dfs(0, -1, s.maxDepth());
@@ -160,6 +165,18 @@ public final class Generator {
     return f;
   }
 
+  private boolean addExplored(long k) {
+    int i = (int) (k ^ (k >>> 32)) & (TABLE - 1);
+    while (stamp[i] == stampGen) {
+      if (keys[i] == k) return false;
+      i = (i + 1) & (TABLE - 1);
+    }
+    stamp[i] = stampGen;
+    keys[i] = k;
+    exploredCount++;
+    return true;
+  }
+
   private long hash() {
     long x = zPlayer[player];
     for (int b : boxPos) x ^= zBox[b];
@@ -169,23 +186,28 @@ public final class Generator {
   /** gym-sokoban's depth_first_search over reverse moves (the player may pull the box behind it). */
   private void dfs(int swaps, int lastPull, int ttl) {
     ttl--;
-    if (ttl <= 0 || explored.size() >= s.maxStates()) return;
-    if (!explored.add(hash())) return;
-    boolean noneOnTarget = true;
+    if (ttl <= 0 || exploredCount >= s.maxStates()) return;
+    if (!addExplored(hash())) return;
+    // Scored only when every target is empty: no box on it, and not the player either
+    // (gym-sokoban counts the cells still marked "empty target").
+    boolean targetsEmpty = !target[player];
     long displacement = 0;
     for (int b = 0; b < boxPos.length; b++) {
-      if (target[boxPos[b]]) noneOnTarget = false;
+      if (target[boxPos[b]]) targetsEmpty = false;
       int p = boxPos[b], q = boxHome[b];
       displacement += Math.abs(p / w - q / w) + Math.abs(p % w - q % w);
     }
-    long score = noneOnTarget ? swaps * displacement : 0;
+    long score = targetsEmpty ? swaps * displacement : 0;
     if (score > bestScore) {
       bestScore = score;
       bestBoxes = boxPos.clone();
       bestPlayer = player;
     }
-    for (int d = 0; d < 4; d++) {
-      // gym-sokoban's ACTION_LOOKUP order of the four moves: up, down, left, right.
+    // gym-sokoban's eight reverse actions in its order: pull up, down, left, right (move, and pull
+    // the box behind if there is one), then move up, down, left, right (no pull).
+    for (int action = 0; action < 8; action++) {
+      int d = action & 3;
+      boolean pull = action < 4;
       int dr = d == 0 ? -1 : d == 1 ? 1 : 0, dc = d == 2 ? -1 : d == 3 ? 1 : 0;
       int pr = player / w, pc = player % w;
       int nr = pr + dr, nc = pc + dc;
@@ -194,7 +216,7 @@ public final class Generator {
       if (!floor[next] || boxAt[next] >= 0) continue;
       int behind = (pr - dr) * w + (pc - dc);
       boolean inBounds = pr - dr >= 0 && pc - dc >= 0 && pr - dr < h && pc - dc < w;
-      int pulled = inBounds ? boxAt[behind] : -1;
+      int pulled = pull && inBounds ? boxAt[behind] : -1;
       int from = player;
       player = next;
       int newLast = lastPull;

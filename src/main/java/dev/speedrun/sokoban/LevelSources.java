@@ -118,6 +118,33 @@ public final class LevelSources {
     return STORES.computeIfAbsent(dir, d -> LevelStore.load(d, split, cacheDir()));
   }
 
+  /**
+   * The fallback when no Boxoban levels exist (DESIGN.md: such a score is not a record): {@code count}
+   * Boxoban-style 10x10 levels from {@link Generator} for {@code seed}, generated on all cores once and
+   * kept as a Boxoban file in {@code <cache>/generated}, then read like a split named
+   * {@code generated/seed-<seed>}. Generation costs about 25 ms of CPU per level.
+   */
+  public static LevelStore generated(int count, long seed) {
+    if (count < 1) throw new IllegalArgumentException("count must be positive");
+    Path dir = cacheDir().resolve("generated").resolve("seed-" + seed + "-n" + count);
+    Path file = dir.resolve("000.txt");
+    if (!Files.isRegularFile(file)) {
+      Level[] levels = new Level[count];
+      ThreadLocal<Generator> gen = ThreadLocal.withInitial(() -> new Generator(Generator.Settings.BOXOBAN));
+      java.util.stream.IntStream.range(0, count).parallel().forEach(k -> levels[k] = gen.get().generate(seed, k));
+      try {
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, "000.txt", ".tmp");
+        Files.writeString(tmp, Formats.toBoxoban(java.util.Arrays.asList(levels)), StandardCharsets.UTF_8);
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException e) {
+        // An unwritable cache: use the levels without keeping them.
+        return LevelStore.of("generated/seed-" + seed, "000.txt", java.util.Arrays.asList(levels));
+      }
+    }
+    return STORES.computeIfAbsent(dir, d -> LevelStore.load(d, "generated/seed-" + seed, null));
+  }
+
   /** Split directories under {@code root} (those holding .txt files), as relative names. */
   public static List<String> splits(Path root) {
     List<String> out = new ArrayList<>();
@@ -229,7 +256,7 @@ public final class LevelSources {
       tmp = null;
       return target;
     } catch (IOException e) {
-      String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      String why = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
       throw new UserError("could not download the Boxoban levels from " + ARCHIVE_URL + " (" + why
           + "); copy them to a directory and pass --levels DIR or set " + ENV_VAR);
     } catch (InterruptedException e) {

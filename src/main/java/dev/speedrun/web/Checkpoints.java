@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The checkpoints the page may load: files under {@code runs/} and {@code records/} of the
- * repository root. A request names a checkpoint by its path relative to the root, and only a name
+ * The checkpoints the page may load: {@code *.safetensors} files under {@code runs/} (e.g.
+ * {@code runs/RUN/checkpoints/it-000050/policy.safetensors}) and {@code records/} (e.g.
+ * {@code records/NAME/policy.safetensors}) of the repository root; folders whose names start with a
+ * dot (checkpoints being written) are skipped. A request names a checkpoint by its path relative to the root, and only a name
  * from {@link #list()} is accepted, so no request reaches a file outside those folders (symbolic
  * links that lead outside are refused too).
  */
@@ -33,6 +35,7 @@ public final class Checkpoints {
       try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
         s.filter(Files::isRegularFile)
             .filter(p -> EXTENSIONS.stream().anyMatch(e -> p.getFileName().toString().endsWith(e)))
+            .filter(p -> !hidden(root.relativize(p))) // e.g. .tmp-it-000050: a checkpoint being written
             .filter(this::inside)
             .limit(MAX_FILES)
             .forEach(p -> out.add(root.relativize(p).toString().replace('\\', '/')));
@@ -42,6 +45,11 @@ public final class Checkpoints {
     }
     out.sort(null);
     return out;
+  }
+
+  private static boolean hidden(Path relative) {
+    for (Path part : relative) if (part.toString().startsWith(".")) return true;
+    return false;
   }
 
   private boolean inside(Path p) {

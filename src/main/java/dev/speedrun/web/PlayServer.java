@@ -76,11 +76,14 @@ public final class PlayServer implements AutoCloseable {
   private final Options opt;
   private final HttpServer server;
   private final ExecutorService pool;
-  private final ObjectMapper json = new ObjectMapper();
+  private final ObjectMapper json =
+      new ObjectMapper().enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private final Map<String, byte[]> files = new HashMap<>();
   private final Checkpoints checkpoints;
   private final boolean loopback;
-  private final Map<Path, Object[]> policyCache = new LinkedHashMap<>(); // path -> {mtime, net}
+  private record Cached(long mtime, PolicyNet net) {}
+
+  private final Map<Path, Cached> policyCache = new LinkedHashMap<>(); // at most 4, oldest dropped first
 
   private PlayServer(Options opt) throws IOException {
     this.opt = opt;
@@ -89,7 +92,7 @@ public final class PlayServer implements AutoCloseable {
     InetAddress addr = InetAddress.getByName(opt.host());
     this.loopback = addr.isLoopbackAddress();
     this.server = HttpServer.create(new InetSocketAddress(addr, opt.port()), 16);
-    this.pool = Executors.newFixedThreadPool(4, r -> {
+    this.pool = Executors.newFixedThreadPool(8, r -> { // a few slow solves must not block the page
       Thread t = new Thread(r, "play-http");
       t.setDaemon(true);
       return t;
@@ -228,8 +231,9 @@ public final class PlayServer implements AutoCloseable {
     try {
       node = json.readTree(data);
     } catch (JsonProcessingException e) {
+      var at = e.getLocation(); // null for some faults (e.g. nesting too deep)
       throw HttpError.badRequest("the request body is not valid JSON: " + LevelLibrary.abbreviate(e.getOriginalMessage())
-          + " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
+          + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
     }
     if (node == null || !node.isObject()) throw HttpError.badRequest("the request body must be a JSON object");
     return node;
@@ -369,8 +373,8 @@ public final class PlayServer implements AutoCloseable {
       throw HttpError.notFound("checkpoint " + file.getFileName() + " cannot be read: " + e.getMessage());
     }
     synchronized (policyCache) {
-      Object[] c = policyCache.get(file);
-      if (c != null && (long) c[0] == mtime) return (PolicyNet) c[1];
+      Cached c = policyCache.get(file);
+      if (c != null && c.mtime() == mtime) return c.net();
     }
     PolicyNet net;
     try {
@@ -381,8 +385,9 @@ public final class PlayServer implements AutoCloseable {
       throw new HttpError(422, "checkpoint " + file.getFileName() + " cannot be loaded: " + e.getMessage());
     }
     synchronized (policyCache) {
+      policyCache.remove(file);
       if (policyCache.size() >= 4) policyCache.remove(policyCache.keySet().iterator().next());
-      policyCache.put(file, new Object[] {mtime, net});
+      policyCache.put(file, new Cached(mtime, net));
     }
     return net;
   }

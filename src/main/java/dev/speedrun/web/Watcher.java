@@ -23,7 +23,7 @@ public final class Watcher {
       throw HttpError.badRequest("the agent plays boards up to 10x10; this one is " + level.width() + "x" + level.height());
     }
     int a = net.numActions();
-    if (a != BoxobanEnv.NUM_ACTIONS) throw new HttpError(500, "policy has " + a + " actions, expected " + BoxobanEnv.NUM_ACTIONS);
+    if (a != BoxobanEnv.NUM_ACTIONS) throw new HttpError(422, "policy has " + a + " actions, expected " + BoxobanEnv.NUM_ACTIONS);
     BoxobanEnv env = new BoxobanEnv(1, (e, ep) -> level);
     env.load(0, level);
     int maxSteps = BoxobanEnv.Rewards.DEFAULT.maxSteps();

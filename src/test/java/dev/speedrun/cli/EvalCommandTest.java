@@ -45,6 +45,27 @@ class EvalCommandTest {
   }
 
   @Test
+  void sampledPolicyReportsPassAtK(@TempDir Path dir) throws Exception {
+    Path ck = dir.resolve("ck.safetensors");
+    Policies.save(ck, new DefaultPolicy(new DefaultPolicy.Config(16, 1, 5, 3)), Map.of());
+    Files.createDirectories(dir.resolve("lv/mini"));
+    Files.writeString(dir.resolve("lv/mini/000.txt"), "; 0\n#####\n#@$.#\n#####\n\n; 1\n######\n#@ $.#\n######\n");
+    String[] args = {"eval", "--checkpoint", ck.toString(), "--levels", dir.resolve("lv").toString(), "--split", "mini",
+        "--samples", "4", "--seed", "5", "--json"};
+    String[] r = run(args);
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    JsonNode j = new ObjectMapper().readTree(r[1]);
+    assertThat(j.get("policy").asText()).isEqualTo("sampled");
+    assertThat(j.get("samples_per_level").asInt()).isEqualTo(4);
+    assertThat(j.has("pass_at_k")).isTrue();
+    assertThat(j.has("ci95_wilson")).isFalse();
+    assertThat(j.get("levels").get(0).get("steps")).hasSize(4);
+    // Same seed, same results (timing aside).
+    JsonNode again = new ObjectMapper().readTree(run(args)[1]);
+    assertThat(again.get("levels")).isEqualTo(j.get("levels"));
+  }
+
+  @Test
   void refusesAFakeTestSplitWithOneSentence(@TempDir Path dir) throws Exception {
     Path ck = dir.resolve("ck.safetensors");
     Policies.save(ck, new DefaultPolicy(new DefaultPolicy.Config(16, 1, 5, 3)), Map.of());

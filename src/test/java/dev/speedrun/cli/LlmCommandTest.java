@@ -90,4 +90,23 @@ class LlmCommandTest {
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).startsWith("error: --endpoint 'nope' is not an http(s) URL");
   }
+
+  @Test
+  void evalAnAgentCheckpointOnThePuzzles() throws Exception {
+    Path ck = tmp.resolve("untrained.safetensors");
+    dev.speedrun.nn.Policies.save(ck, new dev.speedrun.nn.DefaultPolicy(dev.speedrun.nn.DefaultPolicy.Config.DEFAULT), java.util.Map.of());
+    Path data = dev.speedrun.llm.FakeChatServerAccess.evalFile();
+    String[] args = {"llm", "eval", "--dataset", data.toString(), "--agent", ck.toString(), "--limit", "16", "--k", "2", "--json"};
+    Run a = run(args), b = run(args);
+    assertThat(a.code()).as(a.err()).isZero();
+    JsonNode ja = new ObjectMapper().readTree(a.out()), jb = new ObjectMapper().readTree(b.out());
+    assertThat(ja.get("puzzles").asInt()).isEqualTo(16);
+    assertThat(ja.get("actions").asText()).isEqualTo("sampled");
+    assertThat(ja.get("per_puzzle")).isEqualTo(jb.get("per_puzzle"));
+    assertThat(ja.get("per_puzzle").get(0).get("moves")).hasSize(2);
+    Run both = run("llm", "eval", "--dataset", data.toString(), "--agent", ck.toString(), "--model", "m");
+    assertThat(both.code()).isEqualTo(2);
+    Run neither = run("llm", "eval", "--dataset", data.toString());
+    assertThat(neither.err()).startsWith("error: llm eval needs --endpoint and --model (or --agent CHECKPOINT)");
+  }
 }

@@ -33,6 +33,22 @@ class PlayCommandTest {
     assertThat(WebWiring.solver().solve(stuck)).isEmpty();
   }
 
+  @Test
+  void generatedLevelsOfBothStylesAreSolvableAndDeterministic() {
+    var gen = WebWiring.generator();
+    for (long seed = 0; seed < 4; seed++) {
+      var box = gen.generate("boxoban", seed);
+      assertThat(box.width()).isEqualTo(10);
+      assertThat(box.boxCount()).isEqualTo(4);
+      assertThat(gen.generate("boxoban", seed)).isEqualTo(box);
+      var llm = gen.generate("llm", seed);
+      assertThat(llm.width()).isBetween(6, 7);
+      assertThat(llm.height()).isBetween(6, 7);
+      assertThat(llm.boxCount()).isBetween(2, 3);
+      assertThat(WebWiring.solver().solve(llm)).isPresent();
+    }
+  }
+
   private static String run(String... args) {
     CommandLine cl = Main.commandLine();
     StringWriter err = new StringWriter();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class EvaluatorTest {
   static Path boxoban() {
-    return Path.of(System.getProperty("speedrun.shared", "../shared"), "data", "boxoban");
+    return dev.speedrun.sokoban.LevelSources.sharedDir().resolve("data/boxoban");
   }
 
   static Level xsb(String s) {

@@ -67,4 +67,16 @@ class LlmBoardTest {
     assertThatThrownBy(() -> LlmBoard.parse(" \n\n", "s"))
         .isInstanceOf(UserError.class).hasMessageContaining("s: empty board");
   }
+
+  @Test
+  void agreesWithTheIndependentReaderAndWritersInSokobanFormats() {
+    // sokoban.Formats (foundation) implements the same legend separately: both must agree.
+    for (Puzzle p : Datasets.read(SharedData.llmEval())) {
+      Level mine = LlmBoard.parse(p.question(), "q");
+      assertThat(Formats.parseRg(p.question(), "q")).isEqualTo(mine);
+      assertThat(Formats.parseRg(p.metadata().gamestr(), "g")).isEqualTo(mine);
+      assertThat(Formats.toRgQuestion(mine)).isEqualTo(LlmBoard.question(mine)).isEqualTo(p.question());
+      assertThat(Formats.toRgGamestr(mine)).isEqualTo(LlmBoard.gamestr(mine)).isEqualTo(p.metadata().gamestr());
+    }
+  }
 }

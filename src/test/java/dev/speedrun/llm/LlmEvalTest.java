@@ -106,6 +106,7 @@ class LlmEvalTest {
       assertThat(r.stats().pass1()).isEqualTo(Intervals.mean(expectedPerPuzzle(8)));
     }
     assertThat(Files.readAllLines(partial)).hasSize(25);
+    assertThat(Files.readAllLines(partial).get(1)).contains("\"finish_reasons\":[\"stop\"");
     // Resuming a finished run asks nothing.
     try (FakeChatServer s = new FakeChatServer()) {
       LlmEval.Report r = LlmEval.run(PUZZLES, QUESTION_ONLY, client(s, 2), settings(8, LlmEval.NMode.N), partial, null);
@@ -138,6 +139,25 @@ class LlmEvalTest {
           .isInstanceOf(UserError.class).hasMessageContaining("answered HTTP 400");
       assertThat(s.requests.get()).isLessThanOrEqualTo(24 + 4);
     }
+  }
+
+  @Test
+  void choicesParseStringOrPartsContentAndFinishReasons() {
+    List<ChatClient.Choice> cs = ChatClient.parseChoices("""
+        {"choices": [
+          {"index": 1, "message": {"content": [{"type": "text", "text": "<answer>"}, {"type": "text", "text": "UD</answer>"}]}, "finish_reason": "stop"},
+          {"index": 0, "message": {"content": "thinking...", "reasoning_content": "x"}, "finish_reason": "length"},
+          {"index": 2, "message": {"content": null}}
+        ]}""", 3);
+    assertThat(cs).containsExactly(new ChatClient.Choice("thinking...", "length"),
+        new ChatClient.Choice("<answer>UD</answer>", "stop"), new ChatClient.Choice("", null));
+    LlmEval.PuzzleResult r = LlmEval.score(0, PUZZLES.get(0).level(), cs);
+    assertThat(r.truncated()).isEqualTo(1);
+    assertThat(r.answered()).isEqualTo(1);
+    assertThatThrownBy(() -> ChatClient.parseChoices("{\"choices\": [{\"index\": 0}]}", 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no message");
+    assertThatThrownBy(() -> ChatClient.parseChoices("{\"choices\": [{\"index\": 0, \"message\": {\"content\": 5}}]}", 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("neither a string");
   }
 
   @Test

@@ -64,6 +64,20 @@ class PuzzleGeneratorTest {
         .contains(first.get(1).question(), first.get(3).question(), first.get(4).question());
   }
 
+  @Test
+  void paddedBoardsKeepTheLevelAtTheTopLeft() {
+    Puzzle p = PuzzleGenerator.generate(Split.TRAIN, 1, 5, Settings.DEFAULT, Set.of()).get(0);
+    dev.speedrun.sokoban.Level padded = PuzzleGenerator.pad10(p.level());
+    assertThat(padded.width()).isEqualTo(10);
+    String[] rows = padded.toXsb().split("\n");
+    String[] orig = p.level().toXsb().split("\n");
+    for (int r = 0; r < 10; r++) {
+      String expect = r < orig.length ? orig[r] + "#".repeat(10 - orig[r].length()) : "#".repeat(10);
+      assertThat(rows[r]).isEqualTo(expect);
+    }
+    assertThat(new Game(padded).play(p.answer()).isSolved()).isTrue();
+  }
+
   private static String Level_sha(Puzzle p) {
     return dev.speedrun.sokoban.Level.sha256Hex(p.question());
   }

@@ -118,6 +118,23 @@ class RewardServiceTest {
   }
 
   @Test
+  void openEpisodesAreBounded() throws Exception {
+    // The test service allows 50 open episodes; closing them frees room.
+    List<String> ids = new ArrayList<>();
+    int status = 200;
+    while (status == 200 && ids.size() < 60) {
+      Resp r = call("POST", "/episodes", "{\"index\": 1}");
+      status = r.status();
+      if (status == 200) ids.add(r.body().get("episode").asText());
+      else assertThat(r.body().get("error").asText()).contains("too many open episodes (50)");
+    }
+    assertThat(status).isEqualTo(429);
+    assertThat(ids.size()).isLessThanOrEqualTo(50);
+    for (String id : ids) assertThat(call("DELETE", "/episodes/" + id, null).status()).isEqualTo(200);
+    assertThat(call("POST", "/episodes", "{\"index\": 1}").status()).isEqualTo(200);
+  }
+
+  @Test
   void staysUpUnderConcurrentLoad() throws Exception {
     // A bounded loop: 8 client threads x 40 requests to 127.0.0.1, mixing good and bad requests.
     ExecutorService clients = Executors.newFixedThreadPool(8);

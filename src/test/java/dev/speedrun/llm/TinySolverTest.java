@@ -54,4 +54,60 @@ class TinySolverTest {
     Level done = LlmBoard.parse("+ + + +\n+ * $ +\n+ + + +", "s");
     assertThat(TinySolver.solve(done, 10).moves()).isEmpty();
   }
+
+  @Test
+  void agreesWithTheIndependentPushOptimalSolverOnRandomBoards() {
+    // Reference computed another way: sokoban.Solver (A* over pushes, deadlock pruning). On random
+    // 6x6 boards (many unsolvable) both must agree on solvability; BFS over moves is never longer.
+    dev.speedrun.env.Rng rng = new dev.speedrun.env.Rng(2024);
+    int solvable = 0, unsolvable = 0;
+    for (int t = 0; t < 1000; t++) {
+      byte[] cells = new byte[36];
+      for (int i = 0; i < 36; i++) {
+        int r = i / 6, c = i % 6;
+        boolean border = r == 0 || c == 0 || r == 5 || c == 5;
+        cells[i] = border || rng.nextInt(5) == 0 ? Level.WALL : 0;
+      }
+      int boxes = 1 + rng.nextInt(2);
+      if (!place(cells, rng, Level.PLAYER, 1) || !place(cells, rng, Level.BOX, boxes) || !placeGoals(cells, rng, boxes)) continue;
+      Level l = new Level(6, 6, cells);
+      if (l.isSolved()) continue;
+      TinySolver.Solution mine = TinySolver.solve(l, 1_000_000);
+      dev.speedrun.sokoban.Solver.Result ref = new dev.speedrun.sokoban.Solver(l).solve(10_000_000, 60_000);
+      assertThat(ref.status()).isNotEqualTo(dev.speedrun.sokoban.Solver.Status.LIMIT);
+      assertThat(mine.moves() != null).as("board\n%s", l.toXsb()).isEqualTo(ref.solved());
+      if (ref.solved()) {
+        solvable++;
+        assertThat(mine.moves().length()).isLessThanOrEqualTo(ref.moves().length());
+      } else {
+        unsolvable++;
+      }
+    }
+    assertThat(solvable).isGreaterThan(50);
+    assertThat(unsolvable).isGreaterThan(50);
+  }
+
+  private static boolean place(byte[] cells, dev.speedrun.env.Rng rng, byte flag, int count) {
+    for (int n = 0, tries = 0; n < count; tries++) {
+      if (tries > 100) return false;
+      int i = rng.nextInt(36);
+      if (cells[i] == 0) {
+        cells[i] = flag;
+        n++;
+      }
+    }
+    return true;
+  }
+
+  private static boolean placeGoals(byte[] cells, dev.speedrun.env.Rng rng, int count) {
+    for (int n = 0, tries = 0; n < count; tries++) {
+      if (tries > 100) return false;
+      int i = rng.nextInt(36);
+      if ((cells[i] & (Level.WALL | Level.GOAL)) == 0) {
+        cells[i] |= Level.GOAL;
+        n++;
+      }
+    }
+    return true;
+  }
 }

@@ -242,6 +242,30 @@ class RecordsTest {
   }
 
   @Test
+  void rescoringReplaysTheKeptCheckpoint(@TempDir Path tmp) throws Exception {
+    Path src = SyntheticRun.sourceRoot(tmp.resolve("repo"));
+    Path run = SyntheticRun.make(tmp.resolve("run"), 42, 0, 600);
+    Path ck = run.resolve("checkpoints/it-000004/policy.safetensors");
+    dev.speedrun.nn.Policies.save(ck, new dev.speedrun.nn.DefaultPolicy(new dev.speedrun.nn.DefaultPolicy.Config(16, 1, 5, 7)), java.util.Map.of());
+    dev.speedrun.eval.Scoring.score(ck, "policy.safetensors", SyntheticRun.testSet(), dev.speedrun.eval.Evaluator.Options.greedy(2))
+        .write(run.resolve("eval.json"));
+    Path rec = Records.assemble(run, tmp.resolve("records"), src, "rescore", null, null);
+    String check = "main: re-scoring the checkpoint gives the stored results";
+    RecordVerifier.Report r = RecordVerifier.verify(rec, SyntheticRun.testSet());
+    assertThat(r.checks()).filteredOn(c -> c.what().equals(check)).singleElement().satisfies(c -> assertThat(c.ok()).as(c.detail()).isTrue());
+    // A level's steps edited: every figure still agrees, only re-scoring can tell.
+    editEval(rec.resolve("eval.json"), j -> {
+      ObjectNode l = (ObjectNode) j.get("levels").get(3);
+      l.put("steps", l.get("steps").asInt() - 1);
+    });
+    RecordVerifier.Report again = RecordVerifier.verify(rec, SyntheticRun.testSet());
+    assertThat(again.checks()).filteredOn(c -> c.what().equals(check)).singleElement()
+        .satisfies(c -> assertThat(c.ok()).isFalse()).satisfies(c -> assertThat(c.detail()).contains("unfiltered/test/000.txt#3"));
+    assertThat(again.checks()).filteredOn(c -> c.what().equals("main: pass@1 recomputed")).singleElement()
+        .satisfies(c -> assertThat(c.ok()).isTrue());
+  }
+
+  @Test
   void recipesCompareAsNumbers() {
     assertThat(RunDir.sameRecipe(java.util.Map.of("a", "1.0E-8", "b", "0.001", "c", "adamw"),
         java.util.Map.of("a", "1e-08", "b", "0.0010", "c", "adamw"))).isTrue();

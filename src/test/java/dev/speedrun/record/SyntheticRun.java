@@ -18,7 +18,7 @@ final class SyntheticRun {
 
   static synchronized LevelSet testSet() {
     if (testSet == null) {
-      testSet = LevelSet.load(Path.of(System.getProperty("speedrun.shared", "../shared"), "data", "boxoban"), "unfiltered/test");
+      testSet = LevelSet.load(dev.speedrun.sokoban.LevelSources.sharedDir().resolve("data/boxoban"), "unfiltered/test");
     }
     return testSet;
   }

@@ -71,4 +71,21 @@ class LevelSourcesTest {
           .contains("--levels DIR").doesNotContain("\n");
     }
   }
+
+  @Test
+  void generatedFallbackIsCachedAndDeterministic() {
+    String old = System.getProperty("speedrun.cache");
+    System.setProperty("speedrun.cache", tmp.toString());
+    try {
+      LevelStore a = LevelSources.generated(3, 77);
+      assertThat(a.size()).isEqualTo(3);
+      assertThat(a.name()).isEqualTo("generated/seed-77");
+      assertThat(tmp.resolve("generated/seed-77-n3/000.txt")).exists();
+      Generator g = new Generator(Generator.Settings.BOXOBAN);
+      for (int k = 0; k < 3; k++) assertThat(a.level(k)).isEqualTo(g.generate(77, k));
+    } finally {
+      if (old == null) System.clearProperty("speedrun.cache");
+      else System.setProperty("speedrun.cache", old);
+    }
+  }
 }

@@ -47,6 +47,8 @@ class PlayServerTest {
     Files.writeString(root.resolve("runs/run1/step-100.safetensors"), "fake");
     Files.writeString(root.resolve("records/2026-12-02/final.safetensors"), "fake");
     Files.writeString(root.resolve("runs/run1/notes.txt"), "not a checkpoint");
+    Files.createDirectories(root.resolve("runs/run1/checkpoints/.tmp-it-000200"));
+    Files.writeString(root.resolve("runs/run1/checkpoints/.tmp-it-000200/policy.safetensors"), "half written");
     outside = Files.createTempFile("outside", ".safetensors");
     Files.createSymbolicLink(root.resolve("runs/run1/escape.safetensors"), outside);
     Files.writeString(root.resolve("secret.safetensors"), "outside the allowed folders");
@@ -162,6 +164,7 @@ class PlayServerTest {
     refused(get("/api/level?split=unfiltered/valid&file=500&index=0"), 404, "not in the levels folder");
     refused(get("/api/level?split=unfiltered/valid&file=0&index=5000"), 404, "levels 0..999");
     refused(get("/api/random?source=..%2F..&seed=1"), 400, "unknown split");
+    refused(get("/api/random?source=generated:boxoban&seed=1"), 404, "no level generator");
     assertThat(raw("GET /api/level?split=%zz&file=0&index=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")).contains(" 400");
   }
 
@@ -222,7 +225,7 @@ class PlayServerTest {
 
     String level = level3().toXsb();
     for (String bad : List.of("secret.safetensors", "runs/../secret.safetensors", "runs/run1/escape.safetensors",
-        outside.toString(), "runs/run1/notes.txt", "runs/run1/../../../etc/passwd", "")) {
+        outside.toString(), "runs/run1/notes.txt", "runs/run1/../../../etc/passwd", "runs/run1/checkpoints/.tmp-it-000200/policy.safetensors", "")) {
       refused(post("/api/watch", body("checkpoint", bad, "level", level)), 400, bad.isEmpty() ? "no checkpoint" : "is not a checkpoint");
     }
     refused(post("/api/watch", body("checkpoint", "records/2026-12-02/final.safetensors", "level", level)), 422, "corrupt header");
@@ -267,6 +270,8 @@ class PlayServerTest {
   void malformedAndOversizedRequestsGet4xxAndTheServerKeepsServing() throws Exception {
     refused(post("/api/replay", "{\"level\": "), 400, "not valid JSON");
     refused(post("/api/replay", ""), 400, "empty");
+    refused(post("/api/replay", "[".repeat(5000)), 400, "not valid JSON");
+    refused(post("/api/replay", "{\"level\": \"#@$.#\", \"actions\": \"R\"}  trailing"), 400, "not valid JSON");
     refused(post("/api/parse", "{\"text\": \"" + "#".repeat(PlayServer.MAX_BODY) + "\"}"), 413, "more than " + PlayServer.MAX_BODY);
     refused(post("/api/parse", body("text", "#".repeat(BoardText.MAX_CHARS + 1), "format", "xsb")), 400, "more than " + BoardText.MAX_CHARS);
     refused(http.send(HttpRequest.newBuilder(URI.create(server.url() + "api/parse")).header("Content-Type", "text/plain")
@@ -283,5 +288,46 @@ class PlayServerTest {
     raw("GARBAGE\r\n\r\n"); // not HTTP at all: whatever the answer, the server must survive it
     // Still serving:
     for (int i = 0; i < 3; i++) assertThat(ok(get("/api/info")).path("levels").asBoolean()).isTrue();
+  }
+
+  @Test
+  void mangledRequestsNeverMakeA500() throws Exception {
+    // Valid requests, mangled by random deletions, insertions and duplications (300, seeded).
+    String level = level3().toXsb();
+    List<String[]> valid = List.of(
+        new String[] {"POST", "/api/parse", body("text", "+ + + + +\n+ * @ X +\n+ + + + +", "format", "llm")},
+        new String[] {"POST", "/api/replay", body("level", level, "actions", SOLUTION_3, "player", "p")},
+        new String[] {"POST", "/api/watch", body("checkpoint", "runs/run1/step-100.safetensors", "level", level)},
+        new String[] {"POST", "/api/solve", body("level", level)},
+        new String[] {"GET", "/api/level?split=unfiltered/valid&file=0&index=3", null},
+        new String[] {"GET", "/api/random?source=unfiltered/valid&seed=3", null});
+    java.util.SplittableRandom rng = new java.util.SplittableRandom(99);
+    String noise = "{}[]\",:\\%&=/.#@$+*-XUDLR0123456789 \n\u00e9";
+    int served = 0;
+    for (int i = 0; i < 300; i++) {
+      String[] v = valid.get(rng.nextInt(valid.size()));
+      boolean get = v[0].equals("GET");
+      StringBuilder m = new StringBuilder(get ? v[1].substring(v[1].indexOf('?') + 1) : v[2]);
+      for (int k = 1 + rng.nextInt(4); k > 0; k--) {
+        int at = rng.nextInt(m.length() + 1);
+        switch (rng.nextInt(3)) {
+          case 0 -> { if (at < m.length()) m.deleteCharAt(at); }
+          case 1 -> m.insert(at, noise.charAt(rng.nextInt(noise.length())));
+          default -> m.insert(at, m.substring(at, Math.min(m.length(), at + rng.nextInt(20))));
+        }
+      }
+      HttpResponse<String> r;
+      if (get) {
+        String q = java.net.URLEncoder.encode(m.toString(), StandardCharsets.UTF_8).replace("%3D", "=").replace("%26", "&");
+        r = get(v[1].substring(0, v[1].indexOf('?') + 1) + q);
+      } else {
+        r = post(v[1], m.toString());
+      }
+      assertThat(r.statusCode()).as("%s %s with %s -> %s", v[0], v[1], m, r.body()).isBetween(200, 499);
+      if (r.statusCode() >= 400) assertThat(json.readTree(r.body()).path("error").asText()).isNotBlank();
+      served++;
+    }
+    assertThat(served).isEqualTo(300);
+    assertThat(ok(get("/api/info")).path("levels").asBoolean()).isTrue();
   }
 }

@@ -1,0 +1,48 @@
+package dev.speedrun.rl;
+
+import dev.speedrun.nn.AdamW;
+import dev.speedrun.nn.DefaultPolicy;
+import dev.speedrun.nn.Muon;
+import dev.speedrun.nn.Optimizer;
+import dev.speedrun.nn.PolicyNet;
+
+/** Builds the recipe's policy and optimizer from the network engine ({@code nn}). */
+public final class Engine {
+  private Engine() {}
+
+  /** The recipe's policy, initialised deterministically from the run's seed. */
+  public static PolicyNet policy(Recipe r, long seed) {
+    if (!r.policy().equals("default")) throw new dev.speedrun.UserError("recipe: unknown policy '" + r.policy() + "'");
+    return new DefaultPolicy(new DefaultPolicy.Config(r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed));
+  }
+
+  /** The recipe's optimizer over {@code net}'s parameters. */
+  public static Optimizer optimizer(Recipe r, PolicyNet net) {
+    AdamW.Config adam = new AdamW.Config(r.beta1(), r.beta2(), r.adamEps(), r.weightDecay());
+    if (r.optimizer().equals("muon")) {
+      // Muon on the recurrent matrices only; the gather-embedding and the heads get AdamW.
+      return new Muon(net.params(), new Muon.Config(r.muonMomentum(), true, 5, r.weightDecay(), adam),
+          t -> t.name().startsWith("rnn."));
+    }
+    return new AdamW(net.params(), adam);
+  }
+
+  /**
+   * Multiply-adds of one rollout forward step of the default policy per environment (the layout in
+   * {@link DefaultPolicy}'s comment): about 60 active cells x H for the embedding, 3 H^2 per minGRU
+   * layer, (A + 1) H for the heads, about 20 H per layer of elementwise work.
+   */
+  public static double forwardMacs(Recipe r) {
+    double h = r.hidden();
+    return 60 * h + 3 * h * h * r.layers() + (dev.speedrun.env.BoxobanEnv.NUM_ACTIONS + 1) * h + 20 * h * r.layers();
+  }
+
+  /**
+   * FLOPs per environment step of training: the rollout forward (plus the bootstrap step, 1/T more),
+   * and per epoch a training forward and a backward (about twice a forward); 2 FLOPs per multiply-add.
+   */
+  public static double flopsPerStep(Recipe r) {
+    double fwd = 2 * forwardMacs(r);
+    return fwd * (1 + 1.0 / r.horizon()) + r.epochs() * 3 * fwd;
+  }
+}

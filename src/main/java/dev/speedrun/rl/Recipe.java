@@ -1,0 +1,199 @@
+package dev.speedrun.rl;
+
+import dev.speedrun.UserError;
+import dev.speedrun.nn.Schedule;
+import java.lang.reflect.RecordComponent;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Every constant of a training run, in one place (as CleanRL's {@code Args}). {@link #PINNED} is
+ * what {@code ./speedrun} and {@code ./speedrun train} run; {@link #with(Map)} applies
+ * {@code --set key=value} overrides for experiments (such a run is marked overridden in its log and
+ * cannot become a record).
+ *
+ * <p>Shapes: one iteration collects {@code numEnvs x horizon} environment steps; each of
+ * {@code epochs} passes over them is cut into minibatches of {@code minibatchSegments} whole env
+ * segments of {@code horizon} steps, trained with BPTT from the recurrent state at segment start.
+ */
+public record Recipe(
+    // --- Rollout ---
+    /** N: environments stepped together; also the number of segments per iteration. */
+    int numEnvs,
+    /** T: steps per environment per iteration (segment length for BPTT). */
+    int horizon,
+    /** Environment steps of the whole run (rounded up to whole iterations). */
+    long totalSteps,
+    /** Rewards are clamped to [-rewardClamp, rewardClamp] before advantage estimation. */
+    float rewardClamp,
+
+    // --- Advantages ---
+    /** Discount. */
+    float gamma,
+    /** GAE lambda. */
+    float gaeLambda,
+    /** Recompute advantages before every epoch after the first with V-trace importance weights. */
+    boolean vtrace,
+    /** V-trace rho-bar: clip of the importance ratio that weights each TD error. */
+    float rhoBar,
+    /** V-trace c-bar: clip of the importance ratio that weights the trace. */
+    float cBar,
+    /** Normalize advantages to zero mean, unit variance within each minibatch. */
+    boolean normAdvantages,
+
+    // --- PPO loss ---
+    /** Policy ratio clip epsilon. */
+    float clipCoef,
+    /** Clip the value loss around the rollout values with the same epsilon (PPO2 style). */
+    boolean clipValueLoss,
+    /** Value loss weight (the value loss is 0.5 * squared error). */
+    float valueCoef,
+    /** Entropy bonus weight. */
+    float entropyCoef,
+    /** Passes over each iteration's data (the replay ratio). */
+    int epochs,
+    /** Env segments per minibatch (numEnvs must be a multiple). */
+    int minibatchSegments,
+
+    // --- Optimizer ---
+    /** "adamw" or "muon" (Muon on matrices, AdamW on the rest). */
+    String optimizer,
+    /** Peak learning rate. */
+    float learningRate,
+    /** "constant", "linear" (anneal to 0, CleanRL) or "cosine" (to 0). */
+    String lrSchedule,
+    /** Iterations of linear warm-up from 0 before the schedule. */
+    int warmupIterations,
+    /** Adam beta1. */
+    float beta1,
+    /** Adam beta2. */
+    float beta2,
+    /** Adam epsilon. */
+    float adamEps,
+    /** Decoupled weight decay. */
+    float weightDecay,
+    /** Muon's momentum (Nesterov), for the recurrent matrices when optimizer is "muon". */
+    float muonMomentum,
+    /** Global gradient-norm clip (0 disables). */
+    float maxGradNorm,
+
+    // --- Policy ---
+    /** Policy family ("default" = nn.DefaultPolicy). */
+    String policy,
+    /** Width of the recurrent layers. */
+    int hidden,
+    /** Number of recurrent layers. */
+    int layers,
+
+    // --- Bookkeeping ---
+    /** Training level set, relative to the Boxoban directory. */
+    String trainLevels,
+    /** Validate every this many iterations (0 = only at the end). */
+    int valInterval,
+    /** Size of the fixed validation sample from unfiltered/valid (greedy, 120 steps, as in scoring). */
+    int valLevels,
+    /** Write a checkpoint every this many iterations (and always at the end). */
+    int checkpointInterval,
+    /** Episodes in the rolling window of training solve rate, return and length. */
+    int statsWindow) {
+
+  /** The pinned recipe: what {@code ./speedrun} runs. */
+  public static final Recipe PINNED = new Recipe(
+      256, 64, 30_000_000L, 1f,
+      0.99f, 0.95f, true, 1f, 1f, true,
+      0.2f, true, 0.5f, 0.01f, 2, 64,
+      "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
+      "default", 128, 2,
+      "unfiltered/train", 50, 200, 50, 1000);
+
+  public Recipe {
+    if (numEnvs < 1 || horizon < 1) throw new UserError("recipe: numEnvs and horizon must be positive");
+    if (minibatchSegments < 1 || numEnvs % minibatchSegments != 0) {
+      throw new UserError("recipe: numEnvs (" + numEnvs + ") must be a multiple of minibatchSegments (" + minibatchSegments + ")");
+    }
+    if (epochs < 1) throw new UserError("recipe: epochs must be at least 1");
+    if (!optimizer.equals("adamw") && !optimizer.equals("muon")) throw new UserError("recipe: optimizer must be adamw or muon, not '" + optimizer + "'");
+    if (!lrSchedule.equals("constant") && !lrSchedule.equals("linear") && !lrSchedule.equals("cosine")) {
+      throw new UserError("recipe: lrSchedule must be constant, linear or cosine, not '" + lrSchedule + "'");
+    }
+    if (valLevels < 0 || valInterval < 0 || checkpointInterval < 0 || statsWindow < 1) {
+      throw new UserError("recipe: valLevels, valInterval, checkpointInterval must be >= 0 and statsWindow >= 1");
+    }
+  }
+
+  /** Environment steps per iteration. */
+  public int stepsPerIteration() { return numEnvs * horizon; }
+
+  /** Iterations of the whole run. */
+  public long iterations() { return (totalSteps + stepsPerIteration() - 1) / stepsPerIteration(); }
+
+  /** Learning rate by iteration (0-based): warm-up, then the schedule over the remaining iterations. */
+  public Schedule schedule() {
+    long rest = Math.max(1, iterations() - warmupIterations);
+    Schedule inner = switch (lrSchedule) {
+      case "linear" -> Schedule.linear(learningRate, 0f, rest);
+      case "cosine" -> Schedule.cosine(learningRate, 0f, rest);
+      default -> Schedule.constant(learningRate);
+    };
+    return warmupIterations > 0 ? Schedule.warmup(warmupIterations, inner) : inner;
+  }
+
+  /** Fields by name, in declaration order (for logs and summaries). */
+  public Map<String, Object> asMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (RecordComponent c : Recipe.class.getRecordComponents()) {
+      try {
+        m.put(c.getName(), c.getAccessor().invoke(this));
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return m;
+  }
+
+  /** A copy with {@code key=value} overrides; unknown keys and unparsable values are user errors. */
+  public Recipe with(Map<String, String> overrides) {
+    RecordComponent[] cs = Recipe.class.getRecordComponents();
+    Object[] args = new Object[cs.length];
+    Map<String, Object> cur = asMap();
+    for (String k : overrides.keySet()) {
+      if (!cur.containsKey(k)) throw new UserError("--set " + k + ": no such recipe field (fields: " + String.join(", ", cur.keySet()) + ")");
+    }
+    Class<?>[] types = new Class<?>[cs.length];
+    for (int i = 0; i < cs.length; i++) {
+      types[i] = cs[i].getType();
+      String v = overrides.get(cs[i].getName());
+      args[i] = v == null ? cur.get(cs[i].getName()) : parse(cs[i].getName(), types[i], v);
+    }
+    try {
+      return Recipe.class.getDeclaredConstructor(types).newInstance(args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      if (e.getCause() instanceof UserError u) throw u;
+      throw new IllegalStateException(e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Object parse(String key, Class<?> type, String v) {
+    try {
+      if (type == int.class) return Integer.parseInt(v.replace("_", ""));
+      if (type == long.class) return (long) Double.parseDouble(v.replace("_", ""));
+      if (type == float.class) return Float.parseFloat(v);
+      if (type == boolean.class) {
+        if (v.equals("true") || v.equals("false")) return Boolean.parseBoolean(v);
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw new UserError("--set " + key + "=" + v + ": not a valid " + type.getSimpleName());
+    }
+  }
+
+  /** One line per field, {@code name = value}, for log headers. */
+  public String describe() {
+    StringBuilder sb = new StringBuilder();
+    asMap().forEach((k, v) -> sb.append("  ").append(k).append(" = ").append(v).append('\n'));
+    return sb.toString();
+  }
+}

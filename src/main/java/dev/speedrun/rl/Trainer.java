@@ -1,0 +1,435 @@
+package dev.speedrun.rl;
+
+import dev.speedrun.env.BoxobanEnv;
+import dev.speedrun.env.LevelSampler;
+import dev.speedrun.env.Rng;
+import dev.speedrun.nn.Optimizer;
+import dev.speedrun.nn.PolicyNet;
+import dev.speedrun.nn.Schedule;
+import dev.speedrun.sokoban.Level;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Recurrent PPO, readable top to bottom (in the spirit of CleanRL's {@code ppo.py}); every constant
+ * comes from the {@link Recipe}. One {@link #iterate()} is:
+ *
+ * <ol>
+ *   <li>Rollout: N environments x T steps. The policy steps its recurrent state (a row is zeroed
+ *       when its episode ended); actions are sampled from the softmax with a uniform number derived
+ *       from (seed, env, env step) — never one shared generator — so results do not depend on
+ *       threads. Observations, actions, log-probabilities, values, clamped rewards and dones are
+ *       stored time-major ([T][N]). The 120-step end is terminal like a solve: no bootstrap.
+ *   <li>Advantages: GAE(gamma, lambda) with the bootstrap value of the last observation.
+ *   <li>Update: {@code epochs} passes; each pass shuffles the N env segments and cuts them into
+ *       minibatches of B whole segments; the network runs BPTT over the T steps from the state the
+ *       segment started with. Before every pass after the first, advantages are recomputed with
+ *       V-trace-clipped importance ratios and the latest values (PufferLib's recipe), if enabled.
+ *       Advantages are normalized per minibatch; the clipped PPO loss's gradients with respect to
+ *       logits and values are computed by hand ({@link PpoLoss}) and back-propagated; the global
+ *       gradient norm is clipped and the optimizer steps with the scheduled learning rate.
+ * </ol>
+ */
+public final class Trainer {
+  private static final long ACTION_SALT = 0x41435431L, SHUFFLE_SALT = 0x53485546L;
+  private static final int A = BoxobanEnv.NUM_ACTIONS, O = BoxobanEnv.OBS;
+
+  public final Recipe recipe;
+  public final long seed;
+  private final PolicyNet net;
+  private final Optimizer opt;
+  private final BoxobanEnv env;
+  private final int n, t, s, b;
+  private final PpoLoss.Coefs coefs;
+  private final Schedule schedule;
+
+  // Counters (checkpointed).
+  private long iteration, globalStep, episodes, solves;
+
+  // Rollout storage, time-major [T][N].
+  private final byte[] obs;
+  private final int[] actions;
+  private final float[] logp, values, rewards, adv, returns, ratio, latestValues;
+  private final boolean[] dones, resetBefore;
+  private final float[] bootstrap;
+  private final float[] h0, state; // [N][S]
+  private final float[] stepLogits, stepValues, bootstrapState;
+  private final int[] stepActions;
+
+  // Minibatch storage [T][B].
+  private final byte[] mbObs;
+  private final boolean[] mbReset;
+  private final float[] mbH0, mbLogits, mbValues, mbDLogits, mbDValues, mbOldLogp, mbAdv, mbRet, mbOldV, mbRatio;
+  private final int[] mbActions, perm;
+
+  // Rolling episode statistics (checkpointed).
+  private final byte[] winSolved;
+  private final float[] winReturn;
+  private final short[] winLength;
+  private int winPos, winCount;
+
+  /** Per-phase wall time of the last iteration, in nanoseconds (not checkpointed). */
+  public long nanosEnv, nanosForward, nanosLearn;
+
+  /** Metrics of one iteration. */
+  public record Metrics(long iteration, long globalStep, float learningRate, double policyLoss, double valueLoss,
+      double entropy, double approxKl, double clipFrac, double gradNorm, double solveRate, double episodicReturn,
+      double episodicLength, long episodes, long solves) {}
+
+  public Trainer(Recipe recipe, long seed, PolicyNet net, Optimizer opt, LevelSampler sampler) {
+    this.recipe = recipe;
+    this.seed = seed;
+    this.net = net;
+    this.opt = opt;
+    this.n = recipe.numEnvs();
+    this.t = recipe.horizon();
+    this.s = net.stateSize();
+    this.b = recipe.minibatchSegments();
+    this.coefs = PpoLoss.Coefs.of(recipe);
+    this.schedule = recipe.schedule();
+    env = new BoxobanEnv(n, sampler);
+    env.reset();
+    obs = new byte[t * n * O];
+    actions = new int[t * n];
+    logp = new float[t * n];
+    values = new float[t * n];
+    rewards = new float[t * n];
+    adv = new float[t * n];
+    returns = new float[t * n];
+    ratio = new float[t * n];
+    latestValues = new float[t * n];
+    dones = new boolean[t * n];
+    resetBefore = new boolean[t * n];
+    bootstrap = new float[n];
+    h0 = new float[n * s];
+    state = new float[n * s];
+    stepLogits = new float[n * A];
+    stepValues = new float[n];
+    bootstrapState = new float[n * s];
+    stepActions = new int[n];
+    mbObs = new byte[t * b * O];
+    mbReset = new boolean[t * b];
+    mbH0 = new float[b * s];
+    mbLogits = new float[t * b * A];
+    mbDLogits = new float[t * b * A];
+    mbValues = new float[t * b];
+    mbDValues = new float[t * b];
+    mbOldLogp = new float[t * b];
+    mbAdv = new float[t * b];
+    mbRet = new float[t * b];
+    mbOldV = new float[t * b];
+    mbRatio = new float[t * b];
+    mbActions = new int[t * b];
+    perm = new int[n];
+    winSolved = new byte[recipe.statsWindow()];
+    winReturn = new float[recipe.statsWindow()];
+    winLength = new short[recipe.statsWindow()];
+  }
+
+  public long iteration() { return iteration; }
+  public long globalStep() { return globalStep; }
+  public PolicyNet policy() { return net; }
+  public boolean finished() { return iteration >= recipe.iterations(); }
+
+  /** One rollout and one update. */
+  public Metrics iterate() {
+    long t0 = System.nanoTime();
+    nanosEnv = nanosForward = 0;
+    rollout();
+    long t1 = System.nanoTime();
+    float lr = schedule.lr(iteration);
+    PpoLoss.Stats st = new PpoLoss.Stats();
+    double gradNorm = update(lr, st);
+    nanosLearn = System.nanoTime() - t1;
+    iteration++;
+    double c = Math.max(1, st.count);
+    return new Metrics(iteration, globalStep, lr, st.policyLoss / c, st.valueLoss / c, st.entropy / c,
+        st.approxKl / c, st.clipFrac / c, gradNorm, winMean(0), winMean(1), winMean(2), episodes, solves);
+  }
+
+  // ---------------------------------------------------------------- rollout
+
+  private void rollout() {
+    System.arraycopy(state, 0, h0, 0, state.length);
+    Arrays.fill(resetBefore, 0, n, false); // h0 already holds the zeroed rows
+    float clamp = recipe.rewardClamp();
+    for (int step = 0; step < t; step++) {
+      int base = step * n;
+      long f0 = System.nanoTime();
+      System.arraycopy(env.obs, 0, obs, base * O, n * O);
+      net.step(env.obs, n, state, stepLogits, stepValues);
+      System.arraycopy(stepValues, 0, values, base, n);
+      long f1 = System.nanoTime();
+      nanosForward += f1 - f0;
+      for (int i = 0; i < n; i++) {
+        long envStep = globalStep / n + step; // this env's step count within the run
+        double u = (Rng.mix(seed ^ ACTION_SALT, i, envStep) >>> 11) * 0x1.0p-53;
+        int a = sample(stepLogits, i * A, u);
+        stepActions[i] = a;
+        actions[base + i] = a;
+        logp[base + i] = logProb(stepLogits, i * A, a);
+      }
+      env.step(stepActions);
+      for (int i = 0; i < n; i++) {
+        rewards[base + i] = Math.max(-clamp, Math.min(clamp, env.rewards[i]));
+        boolean d = env.dones[i];
+        dones[base + i] = d;
+        if (step + 1 < t) resetBefore[base + n + i] = d; // the state was zeroed before the next step
+        if (d) {
+          Arrays.fill(state, i * s, (i + 1) * s, 0f);
+          recordEpisode(env.lastSolved[i], env.lastReturn[i], env.lastLength[i]);
+        }
+      }
+      nanosEnv += System.nanoTime() - f1;
+    }
+    // Bootstrap value V(s_T) from a copy of the state (the real state continues next iteration).
+    long f0 = System.nanoTime();
+    System.arraycopy(state, 0, bootstrapState, 0, state.length);
+    net.step(env.obs, n, bootstrapState, stepLogits, bootstrap);
+    nanosForward += System.nanoTime() - f0;
+    globalStep += (long) n * t;
+  }
+
+
+  /** Samples from softmax(logits[o..o+A)) with the uniform number u in [0, 1). */
+  static int sample(float[] logits, int o, double u) {
+    double max = Double.NEGATIVE_INFINITY;
+    for (int j = 0; j < A; j++) max = Math.max(max, logits[o + j]);
+    double sum = 0;
+    for (int j = 0; j < A; j++) sum += Math.exp(logits[o + j] - max);
+    double target = u * sum, acc = 0;
+    for (int j = 0; j < A - 1; j++) {
+      acc += Math.exp(logits[o + j] - max);
+      if (target < acc) return j;
+    }
+    return A - 1;
+  }
+
+  /** log softmax(logits[o..o+A))[a], computed as {@link PpoLoss} does. */
+  static float logProb(float[] logits, int o, int a) {
+    double max = Double.NEGATIVE_INFINITY;
+    for (int j = 0; j < A; j++) max = Math.max(max, logits[o + j]);
+    double sum = 0;
+    for (int j = 0; j < A; j++) sum += Math.exp(logits[o + j] - max);
+    return (float) (logits[o + a] - max - Math.log(sum));
+  }
+
+  private void recordEpisode(boolean solved, float ret, int length) {
+    episodes++;
+    if (solved) solves++;
+    winSolved[winPos] = (byte) (solved ? 1 : 0);
+    winReturn[winPos] = ret;
+    winLength[winPos] = (short) length;
+    winPos = (winPos + 1) % winSolved.length;
+    winCount = Math.min(winCount + 1, winSolved.length);
+  }
+
+  private double winMean(int what) {
+    if (winCount == 0) return Double.NaN;
+    double sum = 0;
+    for (int k = 0; k < winCount; k++) {
+      sum += switch (what) {
+        case 0 -> winSolved[k];
+        case 1 -> winReturn[k];
+        default -> winLength[k];
+      };
+    }
+    return sum / winCount;
+  }
+
+  // ---------------------------------------------------------------- update
+
+  private double update(float lr, PpoLoss.Stats st) {
+    Advantages.compute(t, n, rewards, dones, values, bootstrap, null, recipe.gamma(), recipe.gaeLambda(), 1f, 1f, adv);
+    System.arraycopy(values, 0, latestValues, 0, values.length);
+    double gradNormSum = 0;
+    int updates = 0;
+    for (int epoch = 0; epoch < recipe.epochs(); epoch++) {
+      if (epoch > 0 && recipe.vtrace()) {
+        Advantages.compute(t, n, rewards, dones, latestValues, bootstrap, ratio, recipe.gamma(), recipe.gaeLambda(),
+            recipe.rhoBar(), recipe.cBar(), adv);
+      }
+      // Value targets from the advantages of this pass and the values they were computed with.
+      float[] v = epoch > 0 && recipe.vtrace() ? latestValues : values;
+      for (int k = 0; k < returns.length; k++) returns[k] = adv[k] + v[k];
+      shuffle(epoch);
+      for (int mb = 0; mb < n / b; mb++) {
+        gather(mb);
+        if (recipe.normAdvantages()) normalize(mbAdv);
+        net.params().zeroGrad();
+        net.forward(mbObs, mbReset, mbH0, t, b, mbLogits, mbValues);
+        PpoLoss.compute(t * b, A, mbLogits, mbValues, mbActions, mbOldLogp, mbAdv, mbRet, mbOldV, coefs,
+            mbDLogits, mbDValues, mbRatio, st);
+        net.backward(mbDLogits, mbDValues);
+        gradNormSum += recipe.maxGradNorm() > 0
+            ? Optimizer.clipGradNorm(net.params(), recipe.maxGradNorm())
+            : Optimizer.clipGradNorm(net.params(), Float.POSITIVE_INFINITY);
+        opt.step(lr);
+        updates++;
+        scatter(mb);
+      }
+    }
+    return gradNormSum / Math.max(1, updates);
+  }
+
+  /** A permutation of env segments for this (iteration, epoch), from its own derived stream. */
+  private void shuffle(int epoch) {
+    for (int i = 0; i < n; i++) perm[i] = i;
+    Rng rng = new Rng(Rng.mix(seed ^ SHUFFLE_SALT, iteration, epoch));
+    for (int i = n - 1; i > 0; i--) {
+      int j = rng.nextInt(i + 1);
+      int tmp = perm[i];
+      perm[i] = perm[j];
+      perm[j] = tmp;
+    }
+  }
+
+  /** Copies the minibatch's segments ([T][B] from [T][N]). */
+  private void gather(int mb) {
+    for (int j = 0; j < b; j++) {
+      int i = perm[mb * b + j];
+      System.arraycopy(h0, i * s, mbH0, j * s, s);
+      for (int step = 0; step < t; step++) {
+        int src = step * n + i, dst = step * b + j;
+        System.arraycopy(obs, src * O, mbObs, dst * O, O);
+        mbReset[dst] = resetBefore[src];
+        mbActions[dst] = actions[src];
+        mbOldLogp[dst] = logp[src];
+        mbAdv[dst] = adv[src];
+        mbRet[dst] = returns[src];
+        mbOldV[dst] = values[src];
+      }
+    }
+  }
+
+  /** Keeps the latest ratios and values for V-trace in the next pass. */
+  private void scatter(int mb) {
+    for (int j = 0; j < b; j++) {
+      int i = perm[mb * b + j];
+      for (int step = 0; step < t; step++) {
+        ratio[step * n + i] = mbRatio[step * b + j];
+        latestValues[step * n + i] = mbValues[step * b + j];
+      }
+    }
+  }
+
+  private static void normalize(float[] x) {
+    double mean = 0;
+    for (float v : x) mean += v;
+    mean /= x.length;
+    double var = 0;
+    for (float v : x) var += (v - mean) * (v - mean);
+    double std = Math.sqrt(var / Math.max(1, x.length - 1));
+    for (int k = 0; k < x.length; k++) x[k] = (float) ((x[k] - mean) / (std + 1e-8));
+  }
+
+  // ---------------------------------------------------------------- validation
+
+  /**
+   * Greedy solve rate on {@code levels} (argmax actions, lowest index on ties; 120 steps; the first
+   * episode of each level counts), as in scoring.
+   */
+  public static double validate(PolicyNet net, List<Level> levels) {
+    if (levels.isEmpty()) return Double.NaN;
+    int k = levels.size();
+    BoxobanEnv venv = new BoxobanEnv(k, LevelSampler.inOrder(levels, k));
+    venv.reset();
+    float[] st = new float[k * net.stateSize()];
+    float[] lg = new float[k * A], val = new float[k];
+    int[] act = new int[k];
+    boolean[] finished = new boolean[k];
+    int solved = 0, left = k;
+    int maxSteps = BoxobanEnv.Rewards.DEFAULT.maxSteps();
+    for (int step = 0; step < maxSteps && left > 0; step++) {
+      net.step(venv.obs, k, st, lg, val);
+      for (int i = 0; i < k; i++) {
+        int best = 0;
+        for (int j = 1; j < A; j++) if (lg[i * A + j] > lg[i * A + best]) best = j;
+        act[i] = finished[i] ? 0 : best;
+      }
+      venv.step(act);
+      for (int i = 0; i < k; i++) {
+        if (venv.dones[i] && !finished[i]) {
+          finished[i] = true;
+          left--;
+          if (venv.lastSolved[i]) solved++;
+        }
+      }
+    }
+    return (double) solved / k;
+  }
+
+  // ---------------------------------------------------------------- checkpoint state
+
+  /** Everything that determines the future of the run, except the recipe and seed. */
+  public void save(DataOutputStream out) throws IOException {
+    out.writeLong(iteration);
+    out.writeLong(globalStep);
+    out.writeLong(episodes);
+    out.writeLong(solves);
+    float[] p = net.params().data;
+    out.writeInt(p.length);
+    for (float v : p) out.writeFloat(v);
+    out.writeLong(opt.steps());
+    java.util.Map<String, float[]> os = new java.util.TreeMap<>(opt.state());
+    out.writeInt(os.size());
+    for (var e : os.entrySet()) {
+      out.writeUTF(e.getKey());
+      out.writeInt(e.getValue().length);
+      for (float v : e.getValue()) out.writeFloat(v);
+    }
+    ByteBuffer eb = ByteBuffer.allocate(BoxobanEnv.stateBytes(n));
+    env.saveState(eb);
+    out.writeInt(eb.capacity());
+    out.write(eb.array());
+    out.writeInt(state.length);
+    for (float v : state) out.writeFloat(v);
+    out.writeInt(winSolved.length);
+    out.writeInt(winPos);
+    out.writeInt(winCount);
+    out.write(winSolved);
+    for (float v : winReturn) out.writeFloat(v);
+    for (short v : winLength) out.writeShort(v);
+  }
+
+  public void load(DataInputStream in) throws IOException {
+    iteration = in.readLong();
+    globalStep = in.readLong();
+    episodes = in.readLong();
+    solves = in.readLong();
+    float[] p = net.params().data;
+    expect(in.readInt(), p.length, "parameter count");
+    for (int k = 0; k < p.length; k++) p[k] = in.readFloat();
+    opt.setSteps(in.readLong());
+    java.util.Map<String, float[]> os = opt.state();
+    expect(in.readInt(), os.size(), "optimizer state arrays");
+    for (int k = 0; k < os.size(); k++) {
+      String name = in.readUTF();
+      float[] a = os.get(name);
+      if (a == null) throw new IOException("checkpoint has optimizer state '" + name + "' this optimizer lacks");
+      expect(in.readInt(), a.length, "optimizer state " + name);
+      for (int q = 0; q < a.length; q++) a[q] = in.readFloat();
+    }
+    int eb = in.readInt();
+    expect(eb, BoxobanEnv.stateBytes(n), "environment state size");
+    byte[] e = new byte[eb];
+    in.readFully(e);
+    env.loadState(ByteBuffer.wrap(e));
+    expect(in.readInt(), state.length, "recurrent state size");
+    for (int k = 0; k < state.length; k++) state[k] = in.readFloat();
+    expect(in.readInt(), winSolved.length, "statistics window");
+    winPos = in.readInt();
+    winCount = in.readInt();
+    in.readFully(winSolved);
+    for (int k = 0; k < winReturn.length; k++) winReturn[k] = in.readFloat();
+    for (int k = 0; k < winLength.length; k++) winLength[k] = in.readShort();
+  }
+
+  private static void expect(int got, int want, String what) throws IOException {
+    if (got != want) throw new IOException("checkpoint does not match this recipe: " + what + " " + got + ", expected " + want);
+  }
+}

@@ -1,0 +1,356 @@
+package dev.speedrun.rl;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.speedrun.UserError;
+import dev.speedrun.env.LevelSampler;
+import dev.speedrun.nn.DefaultPolicy;
+import dev.speedrun.nn.Optimizer;
+import dev.speedrun.nn.Workers;
+import dev.speedrun.nn.PolicyNet;
+import dev.speedrun.sokoban.Level;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A training run in a run directory: the loop around {@link Trainer} with the speedrun clock, logs,
+ * validation, checkpoints, resume and Ctrl-C handling.
+ *
+ * <pre>
+ *   RUN/run.json        seed, threads, recipe, overrides, level source (what --resume needs)
+ *   RUN/log.txt         header (recipe, revision, JDK, machine, date), one "step:" line per iteration,
+ *                       "val:" lines, checkpoint and resume notes, the final summary
+ *   RUN/metrics.jsonl   one JSON object per iteration, CleanRL names (charts/..., losses/..., val/...)
+ *   RUN/checkpoints/    see {@link Checkpoints}
+ *   RUN/summary.json    at the end: train_seconds, steps, seed, overridden, recipe, final checkpoint
+ * </pre>
+ *
+ * <p>The clock starts just before the first environment step of the first rollout (after JVM start
+ * and level loading) and stops after the last optimizer update; checkpoint writes and validation in
+ * between count; a resumed run adds the time recorded in the checkpoint it resumed from.
+ */
+public final class TrainingRun {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Creates the policy and optimizer of a run (the network engine in production, fixtures in tests). */
+  public interface Factory {
+    PolicyNet policy(Recipe r, long seed);
+
+    Optimizer optimizer(Recipe r, PolicyNet net);
+  }
+
+  public static final Factory ENGINE = new Factory() {
+    @Override public PolicyNet policy(Recipe r, long seed) { return Engine.policy(r, seed); }
+
+    @Override public Optimizer optimizer(Recipe r, PolicyNet net) { return Engine.optimizer(r, net); }
+  };
+
+  /** Everything a run is made of. {@code overrides} are the --set pairs (empty for the pinned recipe). */
+  public record Setup(Recipe recipe, Map<String, String> overrides, long seed, int threads, LevelSampler train,
+      List<Level> validation, String levelSource, Factory factory) {
+    public boolean overridden() { return !overrides.isEmpty(); }
+  }
+
+  /** The outcome of one process's part of a run. */
+  public record Result(Path runDir, boolean finished, boolean interrupted, double trainSeconds, long steps,
+      long iterations, Path checkpoint, double valSolveRate, double trainSolveRate) {}
+
+  private final Setup setup;
+  private final Path run;
+  private final Dashboard dash;
+  private final PrintStream log;
+  /** Test hook: stop this process after so many iterations without a final checkpoint (a simulated kill). */
+  long stopAfter = -1;
+  private volatile boolean stopRequested;
+
+  private TrainingRun(Setup setup, Path run, Dashboard dash, PrintStream log) {
+    this.setup = setup;
+    this.run = run;
+    this.dash = dash;
+    this.log = log;
+  }
+
+  /** Starts a new run in {@code run} (created; must not hold a run already). */
+  public static Result start(Setup s, Path run, Dashboard dash) throws IOException {
+    return start(s, run, dash, -1);
+  }
+
+  static Result start(Setup s, Path run, Dashboard dash, long stopAfter) throws IOException {
+    if (Files.exists(run.resolve("run.json"))) {
+      throw new UserError(run + " already holds a run; use --resume " + run + " or another --out");
+    }
+    Files.createDirectories(run);
+    Map<String, Object> rj = new LinkedHashMap<>();
+    rj.put("seed", s.seed());
+    rj.put("threads", s.threads());
+    rj.put("overridden", s.overridden());
+    rj.put("overrides", s.overrides());
+    rj.put("levels", s.levelSource());
+    rj.put("recipe", s.recipe().asMap());
+    Checkpoints.atomicWrite(run.resolve("run.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(rj));
+    try (PrintStream log = openLog(run)) {
+      log.print(header(s));
+      log.flush();
+      TrainingRun tr = new TrainingRun(s, run, dash, log);
+      tr.stopAfter = stopAfter;
+      return tr.loop(false);
+    }
+  }
+
+  /** Continues the run in {@code run} from its latest checkpoint. */
+  public static Result resume(Setup s, Path run, Dashboard dash) throws IOException {
+    if (Files.exists(run.resolve("summary.json"))) {
+      throw new UserError(run + " has finished already (it has a summary.json); nothing to resume");
+    }
+    try (PrintStream log = openLog(run)) {
+      TrainingRun tr = new TrainingRun(s, run, dash, log);
+      return tr.loop(true);
+    }
+  }
+
+  /** The seed, threads, recipe and overrides stored in {@code run/run.json}. */
+  public record Stored(long seed, int threads, Map<String, String> overrides, String levels) {}
+
+  @SuppressWarnings("unchecked")
+  public static Stored stored(Path run) {
+    Path f = run.resolve("run.json");
+    if (!Files.isRegularFile(f)) throw new UserError(run + " is not a run directory (no run.json)");
+    try {
+      Map<String, Object> m = JSON.readValue(f.toFile(), Map.class);
+      Map<String, String> ov = new LinkedHashMap<>();
+      ((Map<String, Object>) m.get("overrides")).forEach((k, v) -> ov.put(k, String.valueOf(v)));
+      return new Stored(((Number) m.get("seed")).longValue(), ((Number) m.get("threads")).intValue(), ov,
+          (String) m.get("levels"));
+    } catch (IOException | RuntimeException e) {
+      throw new UserError("cannot read " + f + ": " + e.getMessage());
+    }
+  }
+
+  private static PrintStream openLog(Path run) throws IOException {
+    return new PrintStream(Files.newOutputStream(run.resolve("log.txt"), StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND), true, StandardCharsets.UTF_8);
+  }
+
+  static String header(Setup s) {
+    StringBuilder sb = new StringBuilder();
+    Map<String, Object> rev = RunInfo.revision();
+    sb.append("speedrun train\n");
+    sb.append("date: ").append(Instant.now()).append('\n');
+    sb.append("revision: ").append(rev.get("commit")).append(Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "").append('\n');
+    sb.append("jdk: ").append(RunInfo.jdk()).append('\n');
+    sb.append("machine: ").append(RunInfo.cpu()).append(", ").append(RunInfo.cores()).append(" cores\n");
+    sb.append("seed: ").append(s.seed()).append('\n');
+    sb.append("threads: ").append(s.threads()).append('\n');
+    sb.append("levels: ").append(s.levelSource()).append('\n');
+    sb.append("validation levels: ").append(s.validation().size()).append('\n');
+    sb.append("overridden: ").append(s.overridden() ? "yes " + s.overrides() + " (cannot become a record)" : "no (pinned recipe)").append('\n');
+    sb.append(String.format("flops/step: %.3g (forward %.0f multiply-adds per env step)%n", Engine.flopsPerStep(s.recipe()), Engine.forwardMacs(s.recipe())));
+    sb.append("recipe:\n").append(s.recipe().describe());
+    return sb.toString();
+  }
+
+  private Result loop(boolean resuming) throws IOException {
+    Recipe r = setup.recipe();
+    PolicyNet net = setup.factory().policy(r, setup.seed());
+    // Both phases split over the engine's worker pool (results do not depend on the thread count).
+    Workers workers = new Workers(setup.threads());
+    if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
+    Optimizer opt = setup.factory().optimizer(r, net);
+    Trainer tr = new Trainer(r, setup.seed(), net, opt, setup.train());
+    double clockBase = 0;
+    if (resuming) {
+      Checkpoints.cleanTemporaries(run);
+      Path ck = Checkpoints.latest(run);
+      Checkpoints.read(ck, tr);
+      clockBase = ((Number) Checkpoints.meta(ck).get("train_seconds")).doubleValue();
+      truncateMetrics(tr.iteration());
+      log.printf("resume: from %s at iteration %d, step %d, clock %.1fs (%s)%n", run.relativize(ck), tr.iteration(),
+          tr.globalStep(), clockBase, Instant.now());
+    }
+    Thread hook = new Thread(() -> {
+      stopRequested = true;
+      try {
+        done.await(120, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "train-ctrl-c");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return body(tr, clockBase);
+    } finally {
+      workers.close();
+      done.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // shutting down: the hook is running and has just been released
+      }
+    }
+  }
+
+  private final CountDownLatch done = new CountDownLatch(1);
+
+  private Result body(Trainer tr, double clockBase) throws IOException {
+    Recipe r = setup.recipe();
+    long total = r.iterations();
+    long startStep = tr.globalStep();
+    double val = Double.NaN;
+    long nEnv = 0, nFwd = 0, nLearn = 0;
+    Trainer.Metrics m = null;
+    long segStart = System.nanoTime(); // the clock starts here, before the first env step
+    java.util.function.Supplier<Double> clock = () -> clockBase + (System.nanoTime() - segStart) / 1e9;
+    long iterationsHere = 0;
+    Path lastCheckpoint = null;
+    while (!tr.finished()) {
+      long i0 = System.nanoTime();
+      m = tr.iterate();
+      double iterSec = (System.nanoTime() - i0) / 1e9;
+      nEnv += tr.nanosEnv;
+      nFwd += tr.nanosForward;
+      nLearn += tr.nanosLearn;
+      iterationsHere++;
+      boolean last = tr.finished();
+      double now = clock.get();
+      double sps = r.stepsPerIteration() / iterSec;
+      double avgSps = (tr.globalStep() - startStep) / ((System.nanoTime() - segStart) / 1e9);
+      Map<String, Object> row = metricsRow(m, now, sps);
+      boolean validate = !last && r.valInterval() > 0 && m.iteration() % r.valInterval() == 0;
+      if (validate) {
+        val = Trainer.validate(tr.policy(), setup.validation());
+        row.put("val/solve_rate", val);
+        log.printf("val: iter %d step %d solve_rate %.4f (%d levels)%n", m.iteration(), m.globalStep(), val, setup.validation().size());
+      }
+      appendMetrics(row);
+      log.println(stepLine(m, total, now, sps));
+      dash.update(m, total, r.totalSteps(), now, sps, avgSps, val, nEnv, nFwd, nLearn, stepLine(m, total, now, sps));
+      if (stopAfter >= 0 && iterationsHere >= stopAfter) {
+        return new Result(run, false, false, now, tr.globalStep(), tr.iteration(), lastCheckpoint, val, m.solveRate());
+      }
+      if (stopRequested) {
+        Path ck = checkpoint(tr, clock);
+        log.printf("interrupted: checkpoint %s written at iteration %d; resume with --resume %s%n", run.relativize(ck), tr.iteration(), run);
+        return new Result(run, false, true, clock.get(), tr.globalStep(), tr.iteration(), ck, val, m.solveRate());
+      }
+      if (!last && r.checkpointInterval() > 0 && m.iteration() % r.checkpointInterval() == 0) {
+        lastCheckpoint = checkpoint(tr, clock);
+      }
+    }
+    double trainSeconds = clock.get(); // stops after the last optimizer update
+    java.util.function.Supplier<Double> stopped = () -> trainSeconds;
+    Path ck = checkpoint(tr, stopped);
+    val = Trainer.validate(tr.policy(), setup.validation());
+    double trainSolve = m == null ? Double.NaN : m.solveRate();
+    Map<String, Object> fin = new LinkedHashMap<>();
+    fin.put("global_step", tr.globalStep());
+    fin.put("iteration", tr.iteration());
+    fin.put("val/solve_rate", val);
+    fin.put("final", true);
+    appendMetrics(fin);
+    log.printf("val: iter %d step %d solve_rate %.4f (%d levels, final, not timed)%n", tr.iteration(), tr.globalStep(), val, setup.validation().size());
+    Map<String, Object> sum = new LinkedHashMap<>();
+    sum.put("train_seconds", trainSeconds);
+    sum.put("steps", tr.globalStep());
+    sum.put("iterations", tr.iteration());
+    sum.put("seed", setup.seed());
+    sum.put("threads", setup.threads());
+    sum.put("overridden", setup.overridden());
+    sum.put("overrides", setup.overrides());
+    sum.put("recipe", setup.recipe().asMap());
+    sum.put("final_checkpoint", run.relativize(ck.resolve("policy.safetensors")).toString());
+    sum.put("val_solve_rate", val);
+    sum.put("val_levels", setup.validation().size());
+    sum.put("train_solve_rate", trainSolve);
+    sum.put("revision", RunInfo.revision());
+    sum.put("jdk", RunInfo.jdk());
+    sum.put("machine", RunInfo.cpu() + ", " + RunInfo.cores() + " cores");
+    sum.put("flops_per_step", Engine.flopsPerStep(setup.recipe()));
+    Checkpoints.atomicWrite(run.resolve("summary.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(sum));
+    log.printf("done: %d steps in %.1f s of training clock (%s); final checkpoint %s; validation solve rate %.4f%n",
+        tr.globalStep(), trainSeconds, clockString(trainSeconds), run.relativize(ck), val);
+    dash.finish(String.format("done: %d steps, train clock %s, val solve rate %.4f, run %s", tr.globalStep(),
+        clockString(trainSeconds), val, run));
+    return new Result(run, true, false, trainSeconds, tr.globalStep(), tr.iteration(), ck, val, trainSolve);
+  }
+
+  private Path checkpoint(Trainer tr, java.util.function.Supplier<Double> clock) throws IOException {
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("seed", setup.seed());
+    meta.put("threads", setup.threads());
+    meta.put("overridden", setup.overridden());
+    Path ck = Checkpoints.write(run, tr, meta, clock);
+    log.printf("checkpoint: %s (iteration %d, step %d)%n", run.relativize(ck), tr.iteration(), tr.globalStep());
+    return ck;
+  }
+
+  static String clockString(double s) {
+    long t = Math.round(s);
+    return t >= 3600 ? String.format("%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60) : String.format("%d:%02d", t / 60, t % 60);
+  }
+
+  static String stepLine(Trainer.Metrics m, long total, double now, double sps) {
+    return String.format(
+        "step: iter %d/%d steps %d wall %.1fs sps %.0f solve %.4f return %.3f length %.1f pg %.4f vf %.4f ent %.4f kl %.5f clip %.4f lr %.3g gnorm %.3f",
+        m.iteration(), total, m.globalStep(), now, sps, m.solveRate(), m.episodicReturn(), m.episodicLength(),
+        m.policyLoss(), m.valueLoss(), m.entropy(), m.approxKl(), m.clipFrac(), m.learningRate(), m.gradNorm());
+  }
+
+  private static Map<String, Object> metricsRow(Trainer.Metrics m, double now, double sps) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("iteration", m.iteration());
+    row.put("global_step", m.globalStep());
+    row.put("time/wall_clock_s", now);
+    row.put("charts/SPS", sps);
+    row.put("charts/solve_rate", nanToNull(m.solveRate()));
+    row.put("charts/episodic_return", nanToNull(m.episodicReturn()));
+    row.put("charts/episodic_length", nanToNull(m.episodicLength()));
+    row.put("charts/episodes", m.episodes());
+    row.put("charts/learning_rate", m.learningRate());
+    row.put("losses/policy_loss", m.policyLoss());
+    row.put("losses/value_loss", m.valueLoss());
+    row.put("losses/entropy", m.entropy());
+    row.put("losses/approx_kl", m.approxKl());
+    row.put("losses/clipfrac", m.clipFrac());
+    row.put("losses/grad_norm", m.gradNorm());
+    return row;
+  }
+
+  private static Object nanToNull(double v) {
+    return Double.isNaN(v) ? null : v;
+  }
+
+  private void appendMetrics(Map<String, Object> row) throws IOException {
+    byte[] line = (JSON.writeValueAsString(row) + "\n").getBytes(StandardCharsets.UTF_8);
+    Files.write(run.resolve("metrics.jsonl"), line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  /** On resume: keeps only complete metric rows up to the checkpoint's iteration (atomic rewrite). */
+  @SuppressWarnings("unchecked")
+  private void truncateMetrics(long iteration) throws IOException {
+    Path f = run.resolve("metrics.jsonl");
+    if (!Files.exists(f)) return;
+    List<String> keep = new ArrayList<>();
+    for (String line : Files.readAllLines(f)) {
+      try {
+        Map<String, Object> row = JSON.readValue(line, Map.class);
+        Object it = row.get("iteration");
+        if (it instanceof Number n && n.longValue() <= iteration && !row.containsKey("final")) keep.add(line);
+      } catch (IOException e) {
+        // a line cut by a kill: dropped
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    for (String l : keep) sb.append(l).append('\n');
+    Checkpoints.atomicWrite(f, sb.toString().getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,43 @@
+package dev.speedrun.rl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.speedrun.UserError;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RecipeTest {
+  @Test
+  void overridesReplaceOnlyNamedFields() {
+    Recipe r = Recipe.PINNED.with(Map.of("numEnvs", "64", "gamma", "0.9", "vtrace", "false", "optimizer", "muon"));
+    assertThat(r.numEnvs()).isEqualTo(64);
+    assertThat(r.gamma()).isEqualTo(0.9f);
+    assertThat(r.vtrace()).isFalse();
+    assertThat(r.optimizer()).isEqualTo("muon");
+    assertThat(r.horizon()).isEqualTo(Recipe.PINNED.horizon());
+    assertThat(Recipe.PINNED.with(Map.of())).isEqualTo(Recipe.PINNED);
+  }
+
+  @Test
+  void badOverridesAreUserErrors() {
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("nope", "1"))).isInstanceOf(UserError.class).hasMessageContaining("nope");
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("numEnvs", "x"))).isInstanceOf(UserError.class).hasMessageContaining("numEnvs=x");
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("vtrace", "yes"))).isInstanceOf(UserError.class);
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("minibatchSegments", "7"))).isInstanceOf(UserError.class).hasMessageContaining("multiple");
+  }
+
+  @Test
+  void learningRateSchedules() {
+    Recipe r = Recipe.PINNED.with(Map.of("warmupIterations", "0", "learningRate", "1", "lrSchedule", "linear",
+        "numEnvs", "64", "horizon", "1", "minibatchSegments", "64", "totalSteps", "640"));
+    assertThat(r.iterations()).isEqualTo(10);
+    assertThat(r.schedule().lr(0)).isEqualTo(1f);
+    assertThat(r.schedule().lr(5)).isEqualTo(0.5f);
+    Recipe c = r.with(Map.of("lrSchedule", "cosine"));
+    assertThat(c.schedule().lr(5)).isCloseTo(0.5f, org.assertj.core.api.Assertions.within(1e-6f));
+    Recipe w = r.with(Map.of("warmupIterations", "4", "lrSchedule", "constant"));
+    assertThat(w.schedule().lr(0)).isEqualTo(0.25f);
+    assertThat(w.schedule().lr(4)).isEqualTo(1f);
+  }
+}
