@@ -38,8 +38,14 @@ import jdk.incubator.vector.VectorSpecies;
  * (A+1)*H for the heads (768), plus about 20*H*L elementwise operations: about 107k multiply-adds.
  *
  * <p>Unlike PufferLib's layer (no bias), the minGRU linear has a bias, initialised to zero.
- * Activations are allocated once per shape and reused; {@link #step} and {@link #forward} keep
- * separate buffers, so rollout steps do not clobber a training segment's activations.
+ * Activations are allocated once per shape and reused (about (4 + 5L) H + 400 floats/ints per
+ * row); {@link #step} and {@link #forward} keep separate buffers, so rollout steps do not clobber a
+ * training segment's activations. The forward pass keeps the activated gates (g, sigmoid(z),
+ * sigmoid(p)) in place of the pre-activations; the backward pass recovers g' from g alone (g >= 0.5
+ * exactly when the pre-activation was >= 0, up to float rounding of sigmoid within ~1e-7 of 0).
+ *
+ * <p>Work is split over {@link #setWorkers workers} by rows, sequences or columns, never across a
+ * sum, so the bits do not depend on the thread count. Not thread-safe: one caller at a time.
  */
 public final class DefaultPolicy implements PolicyNet {
   public static final int OBS = 400;
@@ -175,6 +181,33 @@ public final class DefaultPolicy implements PolicyNet {
   @Override public int numActions() { return A; }
   @Override public int stateSize() { return S; }
   @Override public Params params() { return params; }
+
+  /**
+   * Runs a throwaway policy of this configuration on tiny shapes until the JIT has compiled the
+   * hot paths (until then Vector API code runs in a slow fallback: a first 4096-row pass can take
+   * seconds). Touches no other policy; meant to run before a run's clock starts. Returns the
+   * seconds spent.
+   */
+  public static double warmUp(Config cfg, Workers workers, int iterations) {
+    long t0 = System.nanoTime();
+    DefaultPolicy net = new DefaultPolicy(cfg);
+    net.setWorkers(workers);
+    int t = 2, b = 12, rows = t * b, a = cfg.actions();
+    byte[] obs = new byte[rows * OBS];
+    for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
+    boolean[] reset = new boolean[rows];
+    reset[b + 1] = true;
+    float[] h0 = new float[b * net.S], logits = new float[rows * a], values = new float[rows];
+    float[] dl = new float[rows * a], dv = new float[rows], state = new float[b * net.S];
+    Arrays.fill(dl, 1e-3f);
+    Arrays.fill(dv, 1e-3f);
+    for (int i = 0; i < iterations; i++) {
+      net.forward(obs, reset, h0, t, b, logits, values);
+      net.backward(dl, dv);
+      net.step(obs, b, state, logits, values);
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
 
   /** Splits the work of this policy over {@code workers} (results do not depend on the thread count). */
   public void setWorkers(Workers workers) {
