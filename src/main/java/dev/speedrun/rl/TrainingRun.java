@@ -41,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TrainingRun {
   static final ObjectMapper JSON = new ObjectMapper();
+  /** Forward/backward/step passes of the JIT warm-up before the clock. */
+  static final int WARMUP_PASSES = 1000;
 
   /** Creates the policy and optimizer of a run (the network engine in production, fixtures in tests). */
   public interface Factory {
@@ -168,6 +170,12 @@ public final class TrainingRun {
     if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
     if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(workers);
+    // JIT warm-up on a throwaway policy (the network engine's), before the clock: until the Vector
+    // API code is compiled it runs in a slow fallback. Touches nothing of this run; logged.
+    if (net instanceof DefaultPolicy dp) {
+      double warm = DefaultPolicy.warmUp(dp.config(), workers, WARMUP_PASSES);
+      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
+    }
     PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
     Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train());
     double clockBase = 0;
