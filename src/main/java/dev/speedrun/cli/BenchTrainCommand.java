@@ -34,20 +34,40 @@ public final class BenchTrainCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Machine-readable output.")
   boolean json;
 
+  @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Measure a variant of the pinned recipe (e.g. --set hidden=64).")
+  java.util.List<String> sets;
+
   @Override
   public Integer call() {
-    Recipe r = Recipe.PINNED;
+    java.util.Map<String, String> ov = new java.util.LinkedHashMap<>();
+    if (sets != null) {
+      for (String kv : sets) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) throw new dev.speedrun.UserError("--set " + kv + ": expected KEY=VALUE");
+        ov.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+      }
+    }
+    Recipe r = Recipe.PINNED.with(ov);
+    String name = ov.isEmpty() ? "pinned" : "pinned with " + ov;
     LevelStore store = LevelSources.split(levels, r.trainLevels());
     LevelSampler sampler = LevelSampler.uniform(store, 42);
+    // One thread first (it also warms the JIT for the others), then the other mode, then the recipe's own.
+    Recipe other = r.with(java.util.Map.of("overlap", Boolean.toString(!r.overlap())));
+    TrainBench.Figure one = threads > 1 ? TrainBench.run(r.with(java.util.Map.of("overlap", "false")), sampler, 1, warmup,
+        iterations, 42) : null;
+    TrainBench.Figure alt = threads > 1 ? TrainBench.run(other, sampler, threads, warmup, iterations, 42) : null;
     TrainBench.Figure many = TrainBench.run(r, sampler, threads, warmup, iterations, 42);
-    TrainBench.Figure one = threads > 1 ? TrainBench.run(r, sampler, 1, warmup, iterations, 42) : many;
+    if (one == null) {
+      one = many;
+      alt = many;
+    }
     double flops = Engine.flopsPerStep(r);
     // Overlap estimate: rollout on one thread while the other learns on the previous batch; an
     // iteration then takes max(rollout, learn) of the one-thread figures (an upper bound of (a)).
     double rollout1 = (one.envSeconds() + one.forwardSeconds()) / one.iterations(), learn1 = one.learnSeconds() / one.iterations();
     double overlapSps = r.stepsPerIteration() / Math.max(rollout1, learn1);
     ObjectNode o = new ObjectMapper().createObjectNode();
-    o.put("recipe", "pinned");
+    o.put("recipe", name);
     o.put("num_envs", r.numEnvs());
     o.put("horizon", r.horizon());
     o.put("epochs", r.epochs());
@@ -65,6 +85,8 @@ public final class BenchTrainCommand implements Callable<Integer> {
     o.put("gflops_per_second", round(flops * many.stepsPerSecond() / 1e9));
     o.put("one_thread_steps_per_second", Math.round(one.stepsPerSecond()));
     o.put("overlap_estimate_steps_per_second", Math.round(overlapSps));
+    o.put("overlap", r.overlap());
+    o.put((r.overlap() ? "split" : "overlap") + "_steps_per_second", Math.round(alt.stepsPerSecond()));
     o.put("machine", RunInfo.cpu() + ", " + RunInfo.cores() + " cores");
     o.put("jdk", RunInfo.jdk());
     if (json) {
@@ -72,7 +94,7 @@ public final class BenchTrainCommand implements Callable<Integer> {
       return 0;
     }
     double all = many.envSeconds() + many.forwardSeconds() + many.learnSeconds();
-    System.out.printf("pinned recipe: %d envs x %d steps, %d epochs, policy H=%d L=%d; %s%n", r.numEnvs(), r.horizon(),
+    System.out.printf("%s recipe: %d envs x %d steps, %d epochs, policy H=%d L=%d; %s%n", name, r.numEnvs(), r.horizon(),
         r.epochs(), r.hidden(), r.layers(), o.get("machine").asText());
     System.out.printf("%d threads: %,.0f steps/s over %d iterations (%.1f s; cpu share %.2f: %,d steps per CPU-second)%n",
         threads, many.stepsPerSecond(), iterations, many.seconds(), many.cpuShare(), o.get("steps_per_cpu_second").asLong());
@@ -80,6 +102,9 @@ public final class BenchTrainCommand implements Callable<Integer> {
         100 * many.forwardSeconds() / all, 100 * many.learnSeconds() / all);
     System.out.printf("FLOPs per env step: %.3g  -> %.1f GFLOP/s achieved%n", flops, flops * many.stepsPerSecond() / 1e9);
     if (threads > 1) {
+      System.out.printf("%s (the same recipe with overlap=%s): %,.0f steps/s on %d threads%n",
+          other.overlap() ? "(a) rollout and learning overlapped" : "(b) both phases split over the worker pool",
+          other.overlap(), alt.stepsPerSecond(), threads);
       System.out.printf("1 thread: %,.0f steps/s; overlapping rollout and learning on 2 threads could reach at most %,.0f steps/s"
           + " (max of the one-thread phases) vs %,.0f measured with both phases split%n", one.stepsPerSecond(), overlapSps,
           many.stepsPerSecond());

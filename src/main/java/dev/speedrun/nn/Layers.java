@@ -16,6 +16,49 @@ package dev.speedrun.nn;
 public final class Layers {
   private Layers() {}
 
+  // ---------------------------------------------------------------- linear layers
+
+  /** out[N][O] = x[N][I] . w^T + b, with PyTorch's w [O][I] at wo and b [O] at bo. */
+  public static void linearForward(float[] out, float[] x, float[] p, int wo, int bo, int n, int in, int outDim) {
+    for (int r = 0; r < n; r++) System.arraycopy(p, bo, out, r * outDim, outDim);
+    Kernels.abt(x, 0, p, wo, out, 0, n, outDim, in, true);
+  }
+
+  /** dx[N][I] += dout . w;  dw[O][I] += dout^T . x;  db[O] += column sums of dout. */
+  public static void linearBackward(float[] dx, float[] g, int wo, int bo, float[] dout, float[] x, float[] p, int n, int in, int outDim) {
+    if (dx != null) Kernels.ab(dout, 0, p, wo, dx, 0, n, in, outDim, true);
+    Kernels.atb(dout, 0, x, 0, g, wo, outDim, in, n, true);
+    for (int r = 0; r < n; r++) for (int o = 0; o < outDim; o++) g[bo + o] += dout[r * outDim + o];
+  }
+
+  /**
+   * Linear over a sparse 0/1 input as a gather-sum: out[N][O] = b + sum over the active indices i
+   * of row r of w[i][:], with w stored [I][O] (an embedding table) at wo. Row r's active indices
+   * are idx[r*stride .. r*stride + count[r]).
+   */
+  public static void sparseLinearForward(float[] out, int[] idx, int[] count, int stride, float[] p, int wo, int bo, int n, int outDim) {
+    for (int r = 0; r < n; r++) {
+      int o = r * outDim;
+      System.arraycopy(p, bo, out, o, outDim);
+      for (int q = 0; q < count[r]; q++) {
+        int w = wo + idx[r * stride + q] * outDim;
+        for (int j = 0; j < outDim; j++) out[o + j] += p[w + j];
+      }
+    }
+  }
+
+  /** dw[i][:] += dout[r] for each active i of row r;  db += column sums of dout. */
+  public static void sparseLinearBackward(float[] g, int wo, int bo, float[] dout, int[] idx, int[] count, int stride, int n, int outDim) {
+    for (int r = 0; r < n; r++) {
+      int o = r * outDim;
+      for (int j = 0; j < outDim; j++) g[bo + j] += dout[o + j];
+      for (int q = 0; q < count[r]; q++) {
+        int w = wo + idx[r * stride + q] * outDim;
+        for (int j = 0; j < outDim; j++) g[w + j] += dout[o + j];
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- elementwise activations
 
   /** out[i] = max(x[i], 0). */

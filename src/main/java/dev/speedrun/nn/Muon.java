@@ -43,6 +43,9 @@ public final class Muon implements Optimizer {
   private final float[] m, v; // m: Muon momentum or Adam first moment; v: Adam second moment
   private final float[] x, tmp, a, aa; // Newton-Schulz scratch, sized for the largest matrix
   private long t;
+  private Workers workers = SERIAL;
+  private final ParMm mm = new ParMm();
+  private static final Workers SERIAL = new Workers(1);
 
   /** Muon for every tensor with {@link Params.Tensor#isMatrix()}. */
   public Muon(Params p, Config c) {
@@ -89,7 +92,7 @@ public final class Muon implements Optimizer {
         x[i] = c.nesterov ? mu * mi + (1 - mu) * g : mi;
       }
       int rows = ts.shape()[0], cols = n / rows;
-      orthogonalize(x, rows, cols, c.nsSteps, NS_A, NS_B, NS_C, tmp, a, aa);
+      orthogonalize(x, rows, cols, c.nsSteps, NS_A, NS_B, NS_C, tmp, a, aa, mm, workers);
       float scale = 0.2f * (float) Math.sqrt(Math.max(rows, cols));
       float decay = 1f - lr * c.weightDecay;
       for (int i = 0; i < n; i++) p.data[off + i] = p.data[off + i] * decay - lr * scale * x[i];
@@ -103,6 +106,16 @@ public final class Muon implements Optimizer {
    */
   public static void orthogonalize(float[] g, int rows, int cols, int steps, float ca, float cb, float cc,
       float[] tmp, float[] a, float[] aa) {
+    orthogonalize(g, rows, cols, steps, ca, cb, cc, tmp, a, aa, new ParMm(), SERIAL);
+  }
+
+  /** Splits the Newton-Schulz products over {@code workers} (the bits do not depend on the thread count). */
+  public void setWorkers(Workers workers) {
+    this.workers = workers;
+  }
+
+  static void orthogonalize(float[] g, int rows, int cols, int steps, float ca, float cb, float cc,
+      float[] tmp, float[] a, float[] aa, ParMm mm, Workers w) {
     int n = rows * cols;
     double ss = 0;
     for (int i = 0; i < n; i++) ss += (double) g[i] * g[i];
@@ -115,10 +128,10 @@ public final class Muon implements Optimizer {
     }
     for (int i = 0; i < n; i++) g[i] *= inv;
     for (int s = 0; s < steps; s++) {
-      Kernels.abt(g, 0, g, 0, a, 0, r, r, k, false); // A = X X^T      [r][r]
-      Kernels.ab(a, 0, a, 0, aa, 0, r, r, r, false); // A A            [r][r]
+      mm.abt(w, g, 0, g, 0, a, 0, r, r, k, false); // A = X X^T      [r][r]
+      mm.ab(w, a, 0, a, 0, aa, 0, r, r, r, false); // A A            [r][r]
       for (int i = 0; i < r * r; i++) aa[i] = cb * a[i] + cc * aa[i]; // B = b A + c A A
-      Kernels.ab(aa, 0, g, 0, tmp, 0, r, k, r, false); // B X          [r][k]
+      mm.ab(w, aa, 0, g, 0, tmp, 0, r, k, r, false); // B X          [r][k]
       for (int i = 0; i < n; i++) g[i] = ca * g[i] + tmp[i];
     }
     if (tall) {

@@ -108,8 +108,10 @@ public final class Checkpoints {
         if (in.readInt() != MAGIC || in.readInt() != VERSION) throw new UserError(f + " is not a trainer checkpoint of this version");
         long seed = in.readLong();
         String recipe = in.readUTF();
-        if (seed != tr.seed || !recipe.equals(tr.recipe.toString())) {
-          throw new UserError(f + " was written by a run with another seed or recipe");
+        if (seed != tr.seed) throw new UserError(f + " was written with seed " + seed + ", not " + tr.seed);
+        if (!recipe.equals(tr.recipe.toString())) {
+          throw new UserError(f + " was written with another recipe (the code's Recipe changed since, or its overrides differ): "
+              + recipe);
         }
         tr.load(in);
       }

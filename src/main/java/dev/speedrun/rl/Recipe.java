@@ -54,6 +54,15 @@ public record Recipe(
     int epochs,
     /** Env segments per minibatch (numEnvs must be a multiple). */
     int minibatchSegments,
+    /**
+     * Overlap rollout and learning on two threads: the actor collects the next batch with the
+     * previous parameters while the learner trains (one update of policy lag). Off: both phases are
+     * split over the worker pool instead. Pinned off: overlap measured faster in steps/s on the
+     * shared 2-core machine ({@code ./speedrun bench train}: 9.8k vs 7.1k steps/s for this policy,
+     * 74k vs 19k for H=64 L=1), but the lag cost more than that in learning per step (LearningTest's
+     * setting: held-out greedy solve 0.29 vs 0.72 after 120k steps); see docs/experiments.md.
+     */
+    boolean overlap,
 
     // --- Optimizer ---
     /** "adamw" or "muon" (Muon on matrices, AdamW on the rest). */
@@ -108,7 +117,7 @@ public record Recipe(
   public static final Recipe PINNED = new Recipe(
       256, 64, 30_000_000L, 1f,
       0.99f, 0.95f, true, 1f, 1f, true,
-      0.2f, true, 0.5f, 0.01f, 2, 64,
+      0.2f, true, 0.5f, 0.01f, 2, 64, false,
       "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2,
       "unfiltered/train", 50, 200, 50, 1000);

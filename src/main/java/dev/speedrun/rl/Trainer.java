@@ -33,6 +33,13 @@ import java.util.List;
  *       logits and values are computed by hand ({@link PpoLoss}) and back-propagated; the global
  *       gradient norm is clipped and the optimizer steps with the scheduled learning rate.
  * </ol>
+ *
+ * <p>With {@code recipe.overlap()} the two phases run at once on two threads: an actor (a copy of
+ * the policy holding the parameters of the last update) collects batch k+1 while the learner trains
+ * on batch k, so each batch is trained one update after it was collected. The first epoch then
+ * treats it as on-policy (ratio 1 in GAE; PPO's clipped ratio still sees the lag), later epochs use
+ * V-trace weights as above. The threads share nothing between the start and the end of an
+ * iteration, so results stay deterministic.
  */
 public final class Trainer {
   private static final long ACTION_SALT = 0x41435431L, SHUFFLE_SALT = 0x53485546L;
@@ -50,13 +57,51 @@ public final class Trainer {
   // Counters (checkpointed).
   private long iteration, globalStep, episodes, solves;
 
-  // Rollout storage, time-major [T][N].
-  private final byte[] obs;
-  private final int[] actions;
-  private final float[] logp, values, rewards, adv, returns, ratio, latestValues;
-  private final boolean[] dones, resetBefore;
-  private final float[] bootstrap;
-  private final float[] h0, state; // [N][S]
+  /** One rollout's storage, time-major [T][N]. */
+  static final class Batch {
+    final byte[] obs;
+    final int[] actions;
+    final float[] logp, values, rewards;
+    final boolean[] dones, resetBefore;
+    final float[] bootstrap; // [N]
+    final float[] h0; // [N][S], the recurrent state before step 0
+
+    Batch(int t, int n, int s) {
+      obs = new byte[t * n * O];
+      actions = new int[t * n];
+      logp = new float[t * n];
+      values = new float[t * n];
+      rewards = new float[t * n];
+      dones = new boolean[t * n];
+      resetBefore = new boolean[t * n];
+      bootstrap = new float[n];
+      h0 = new float[n * s];
+    }
+
+    void save(DataOutputStream out) throws IOException {
+      out.write(obs);
+      for (int v : actions) out.writeInt(v);
+      for (float[] a : new float[][] {logp, values, rewards, bootstrap, h0}) for (float v : a) out.writeFloat(v);
+      for (boolean[] a : new boolean[][] {dones, resetBefore}) for (boolean v : a) out.writeBoolean(v);
+    }
+
+    void load(DataInputStream in) throws IOException {
+      in.readFully(obs);
+      for (int k = 0; k < actions.length; k++) actions[k] = in.readInt();
+      for (float[] a : new float[][] {logp, values, rewards, bootstrap, h0}) for (int k = 0; k < a.length; k++) a[k] = in.readFloat();
+      for (boolean[] a : new boolean[][] {dones, resetBefore}) for (int k = 0; k < a.length; k++) a[k] = in.readBoolean();
+    }
+  }
+
+  // Rollout storage: one batch, or two when rollout and learning overlap (one filled while the other trains).
+  private Batch cur, next;
+  /** Overlap mode: {@code cur} holds a collected batch that has not been trained on yet. */
+  private boolean pending;
+  /** Overlap mode: the actor's copy of the policy (the parameters of the last update). */
+  private final PolicyNet actor;
+  private final java.util.concurrent.ExecutorService actorThread;
+  private final float[] adv, returns, ratio, latestValues;
+  private final float[] state; // [N][S]
   private final float[] stepLogits, stepValues, bootstrapState;
   private final int[] stepActions;
 
@@ -81,6 +126,14 @@ public final class Trainer {
       double episodicLength, long episodes, long solves) {}
 
   public Trainer(Recipe recipe, long seed, PolicyNet net, Optimizer opt, LevelSampler sampler) {
+    this(recipe, seed, net, null, opt, sampler);
+  }
+
+  /**
+   * @param actor with {@code recipe.overlap()}: a second instance of the policy (any parameters;
+   *     they are overwritten with {@code net}'s) that collects rollouts on its own thread
+   */
+  public Trainer(Recipe recipe, long seed, PolicyNet net, PolicyNet actor, Optimizer opt, LevelSampler sampler) {
     this.recipe = recipe;
     this.seed = seed;
     this.net = net;
@@ -93,19 +146,25 @@ public final class Trainer {
     this.schedule = recipe.schedule();
     env = new BoxobanEnv(n, sampler);
     env.reset();
-    obs = new byte[t * n * O];
-    actions = new int[t * n];
-    logp = new float[t * n];
-    values = new float[t * n];
-    rewards = new float[t * n];
+    cur = new Batch(t, n, s);
+    if (recipe.overlap()) {
+      if (actor == null) throw new IllegalArgumentException("overlap needs an actor policy");
+      next = new Batch(t, n, s);
+      this.actor = actor;
+      System.arraycopy(net.params().data, 0, actor.params().data, 0, net.params().size());
+      actorThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread th = new Thread(r, "rollout");
+        th.setDaemon(true);
+        return th;
+      });
+    } else {
+      this.actor = net;
+      actorThread = null;
+    }
     adv = new float[t * n];
     returns = new float[t * n];
     ratio = new float[t * n];
     latestValues = new float[t * n];
-    dones = new boolean[t * n];
-    resetBefore = new boolean[t * n];
-    bootstrap = new float[n];
-    h0 = new float[n * s];
     state = new float[n * s];
     stepLogits = new float[n * A];
     stepValues = new float[n];
@@ -137,14 +196,42 @@ public final class Trainer {
 
   /** One rollout and one update. */
   public Metrics iterate() {
-    long t0 = System.nanoTime();
     nanosEnv = nanosForward = 0;
-    rollout();
-    long t1 = System.nanoTime();
     float lr = schedule.lr(iteration);
     PpoLoss.Stats st = new PpoLoss.Stats();
-    double gradNorm = update(lr, st);
-    nanosLearn = System.nanoTime() - t1;
+    double gradNorm;
+    if (!recipe.overlap()) {
+      rollout(cur, net);
+      long t1 = System.nanoTime();
+      gradNorm = update(cur, lr, st);
+      nanosLearn = System.nanoTime() - t1;
+    } else {
+      // The actor collects the next batch with the parameters of the last update while the learner
+      // trains on the batch collected before (one update of policy lag; PPO's ratio and V-trace's
+      // clipped weights correct for it). The two threads share nothing until both are done.
+      if (!pending) {
+        rollout(cur, actor); // fills the pipeline (first iteration, or after a resume without pending data)
+        pending = true;
+      }
+      boolean last = iteration + 1 >= recipe.iterations();
+      java.util.concurrent.Future<?> f = last ? null : actorThread.submit(() -> rollout(next, actor));
+      long t1 = System.nanoTime();
+      gradNorm = update(cur, lr, st);
+      nanosLearn = System.nanoTime() - t1;
+      try {
+        if (f != null) f.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the rollout thread was running", e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException("rollout thread failed", e.getCause());
+      }
+      System.arraycopy(net.params().data, 0, actor.params().data, 0, net.params().size());
+      Batch tmp = cur;
+      cur = next;
+      next = tmp;
+      pending = !last;
+    }
     iteration++;
     double c = Math.max(1, st.count);
     return new Metrics(iteration, globalStep, lr, st.policyLoss / c, st.valueLoss / c, st.entropy / c,
@@ -153,15 +240,19 @@ public final class Trainer {
 
   // ---------------------------------------------------------------- rollout
 
-  private void rollout() {
-    System.arraycopy(state, 0, h0, 0, state.length);
+  private void rollout(Batch bt, PolicyNet policy) {
+    byte[] obs = bt.obs;
+    int[] actions = bt.actions;
+    float[] logp = bt.logp, values = bt.values, rewards = bt.rewards;
+    boolean[] dones = bt.dones, resetBefore = bt.resetBefore;
+    System.arraycopy(state, 0, bt.h0, 0, state.length);
     Arrays.fill(resetBefore, 0, n, false); // h0 already holds the zeroed rows
     float clamp = recipe.rewardClamp();
     for (int step = 0; step < t; step++) {
       int base = step * n;
       long f0 = System.nanoTime();
       System.arraycopy(env.obs, 0, obs, base * O, n * O);
-      net.step(env.obs, n, state, stepLogits, stepValues);
+      policy.step(env.obs, n, state, stepLogits, stepValues);
       System.arraycopy(stepValues, 0, values, base, n);
       long f1 = System.nanoTime();
       nanosForward += f1 - f0;
@@ -189,7 +280,7 @@ public final class Trainer {
     // Bootstrap value V(s_T) from a copy of the state (the real state continues next iteration).
     long f0 = System.nanoTime();
     System.arraycopy(state, 0, bootstrapState, 0, state.length);
-    net.step(env.obs, n, bootstrapState, stepLogits, bootstrap);
+    policy.step(env.obs, n, bootstrapState, stepLogits, bt.bootstrap);
     nanosForward += System.nanoTime() - f0;
     globalStep += (long) n * t;
   }
@@ -243,7 +334,9 @@ public final class Trainer {
 
   // ---------------------------------------------------------------- update
 
-  private double update(float lr, PpoLoss.Stats st) {
+  private double update(Batch bt, float lr, PpoLoss.Stats st) {
+    float[] rewards = bt.rewards, values = bt.values, bootstrap = bt.bootstrap;
+    boolean[] dones = bt.dones;
     Advantages.compute(t, n, rewards, dones, values, bootstrap, null, recipe.gamma(), recipe.gaeLambda(), 1f, 1f, adv);
     System.arraycopy(values, 0, latestValues, 0, values.length);
     double gradNormSum = 0;
@@ -258,7 +351,7 @@ public final class Trainer {
       for (int k = 0; k < returns.length; k++) returns[k] = adv[k] + v[k];
       shuffle(epoch);
       for (int mb = 0; mb < n / b; mb++) {
-        gather(mb);
+        gather(bt, mb);
         if (recipe.normAdvantages()) normalize(mbAdv);
         net.params().zeroGrad();
         net.forward(mbObs, mbReset, mbH0, t, b, mbLogits, mbValues);
@@ -289,19 +382,19 @@ public final class Trainer {
   }
 
   /** Copies the minibatch's segments ([T][B] from [T][N]). */
-  private void gather(int mb) {
+  private void gather(Batch bt, int mb) {
     for (int j = 0; j < b; j++) {
       int i = perm[mb * b + j];
-      System.arraycopy(h0, i * s, mbH0, j * s, s);
+      System.arraycopy(bt.h0, i * s, mbH0, j * s, s);
       for (int step = 0; step < t; step++) {
         int src = step * n + i, dst = step * b + j;
-        System.arraycopy(obs, src * O, mbObs, dst * O, O);
-        mbReset[dst] = resetBefore[src];
-        mbActions[dst] = actions[src];
-        mbOldLogp[dst] = logp[src];
+        System.arraycopy(bt.obs, src * O, mbObs, dst * O, O);
+        mbReset[dst] = bt.resetBefore[src];
+        mbActions[dst] = bt.actions[src];
+        mbOldLogp[dst] = bt.logp[src];
         mbAdv[dst] = adv[src];
         mbRet[dst] = returns[src];
-        mbOldV[dst] = values[src];
+        mbOldV[dst] = bt.values[src];
       }
     }
   }
@@ -388,6 +481,8 @@ public final class Trainer {
     out.write(eb.array());
     out.writeInt(state.length);
     for (float v : state) out.writeFloat(v);
+    out.writeBoolean(pending);
+    if (pending) cur.save(out);
     out.writeInt(winSolved.length);
     out.writeInt(winPos);
     out.writeInt(winCount);
@@ -421,6 +516,12 @@ public final class Trainer {
     env.loadState(ByteBuffer.wrap(e));
     expect(in.readInt(), state.length, "recurrent state size");
     for (int k = 0; k < state.length; k++) state[k] = in.readFloat();
+    pending = in.readBoolean();
+    if (pending) {
+      if (!recipe.overlap()) throw new IOException("checkpoint holds a pending batch but the recipe does not overlap");
+      cur.load(in);
+    }
+    if (actor != net) System.arraycopy(net.params().data, 0, actor.params().data, 0, net.params().size());
     expect(in.readInt(), winSolved.length, "statistics window");
     winPos = in.readInt();
     winCount = in.readInt();

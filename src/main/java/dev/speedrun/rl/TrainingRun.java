@@ -41,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TrainingRun {
   static final ObjectMapper JSON = new ObjectMapper();
+  /** Forward/backward/step passes of the JIT warm-up before the clock. */
+  static final int WARMUP_PASSES = 1000;
 
   /** Creates the policy and optimizer of a run (the network engine in production, fixtures in tests). */
   public interface Factory {
@@ -163,10 +165,19 @@ public final class TrainingRun {
     Recipe r = setup.recipe();
     PolicyNet net = setup.factory().policy(r, setup.seed());
     // Both phases split over the engine's worker pool (results do not depend on the thread count).
-    Workers workers = new Workers(setup.threads());
+    // With overlap, the actor and the learner run on one thread each instead.
+    Workers workers = new Workers(r.overlap() ? 1 : setup.threads());
     if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
-    Trainer tr = new Trainer(r, setup.seed(), net, opt, setup.train());
+    if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(workers);
+    // JIT warm-up on a throwaway policy (the network engine's), before the clock: until the Vector
+    // API code is compiled it runs in a slow fallback. Touches nothing of this run; logged.
+    if (net instanceof DefaultPolicy dp) {
+      double warm = DefaultPolicy.warmUp(dp.config(), workers, WARMUP_PASSES);
+      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
+    }
+    PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
+    Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train());
     double clockBase = 0;
     if (resuming) {
       Checkpoints.cleanTemporaries(run);
@@ -225,6 +236,9 @@ public final class TrainingRun {
       double sps = r.stepsPerIteration() / iterSec;
       double avgSps = (tr.globalStep() - startStep) / ((System.nanoTime() - segStart) / 1e9);
       Map<String, Object> row = metricsRow(m, now, sps);
+      row.put("time/env_s", tr.nanosEnv / 1e9);
+      row.put("time/forward_s", tr.nanosForward / 1e9);
+      row.put("time/learn_s", tr.nanosLearn / 1e9);
       boolean validate = !last && r.valInterval() > 0 && m.iteration() % r.valInterval() == 0;
       if (validate) {
         val = Trainer.validate(tr.policy(), setup.validation());

@@ -228,6 +228,18 @@ class DefaultPolicyTest {
   }
 
   @Test
+  void warmUpLeavesOtherPoliciesAlone() {
+    var cfg = new DefaultPolicy.Config(16, 1, 5, 2);
+    var net = new DefaultPolicy(cfg);
+    float[] before = net.params().data.clone();
+    try (Workers w = new Workers(2)) {
+      assertThat(DefaultPolicy.warmUp(cfg, w, 3)).isPositive();
+    }
+    assertThat(net.params().data).containsExactly(before);
+    assertThat(net.params().grad).containsOnly(0f);
+  }
+
+  @Test
   void defaultConfigHasTheDocumentedParameterCountAndState() {
     var net = new DefaultPolicy(DefaultPolicy.Config.DEFAULT);
     assertThat(net.params().size()).isEqualTo(151_174);

@@ -65,6 +65,51 @@ class LayersTest {
   }
 
   @Test
+  void linearAndSparseLinear() {
+    Rng rng = new Rng(6);
+    int n = 5, in = 7, out = 3;
+    Params p = new Params();
+    Params.Tensor w = p.add("fc.weight", out, in), b = p.add("fc.bias", out);
+    p.allocate();
+    float[] init = rand(rng, p.size(), 0.5f);
+    System.arraycopy(init, 0, p.data, 0, init.length);
+    float[] x = rand(rng, n * in, 1f), c = rand(rng, n * out, 1f), y = new float[n * out], dx = new float[x.length];
+    Layers.linearBackward(dx, p.grad, w.offset(), b.offset(), c, x, p.data, n, in, out);
+    check("linear", () -> { Layers.linearForward(y, x, p.data, w.offset(), b.offset(), n, in, out); return y; }, c,
+        new float[][] {x, p.data}, new float[][] {dx, p.grad});
+
+    // Sparse: the same layer as a dense product with the 0/1 vector, checked both ways.
+    int cells = 12;
+    Params q = new Params();
+    Params.Tensor e = q.add("embed.weight", cells, out), eb = q.add("embed.bias", out);
+    q.allocate();
+    float[] init2 = rand(rng, q.size(), 0.5f);
+    System.arraycopy(init2, 0, q.data, 0, init2.length);
+    int[] idx = new int[n * cells], count = new int[n];
+    float[] dense = new float[n * cells];
+    for (int r = 0; r < n; r++) {
+      for (int i = 0; i < cells; i++) {
+        if (rng.nextInt(3) == 0) {
+          idx[r * cells + count[r]++] = i;
+          dense[r * cells + i] = 1f;
+        }
+      }
+    }
+    float[] ys = new float[n * out];
+    Layers.sparseLinearForward(ys, idx, count, cells, q.data, e.offset(), eb.offset(), n, out);
+    for (int r = 0; r < n; r++) {
+      for (int o = 0; o < out; o++) {
+        float want = q.data[eb.offset() + o];
+        for (int i = 0; i < cells; i++) want += dense[r * cells + i] * q.data[e.offset() + i * out + o];
+        assertThat(ys[r * out + o]).isCloseTo(want, org.assertj.core.data.Offset.offset(1e-5f));
+      }
+    }
+    Layers.sparseLinearBackward(q.grad, e.offset(), eb.offset(), c, idx, count, cells, n, out);
+    check("sparse linear", () -> { Layers.sparseLinearForward(ys, idx, count, cells, q.data, e.offset(), eb.offset(), n, out); return ys; },
+        c, new float[][] {q.data}, new float[][] {q.grad});
+  }
+
+  @Test
   void activations() {
     Rng rng = new Rng(1);
     int n = 60;

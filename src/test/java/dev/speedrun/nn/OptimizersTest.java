@@ -87,6 +87,30 @@ class OptimizersTest {
   }
 
   @Test
+  void muonGivesTheSameBitsOnOneAndTwoThreads() {
+    float[][] results = new float[2][];
+    for (int threads = 1; threads <= 2; threads++) {
+      Params p = new Params();
+      p.add("w", 96, 40);
+      p.add("b", 7);
+      p.allocate();
+      Rng rng = new Rng(3);
+      for (int i = 0; i < p.size(); i++) {
+        p.data[i] = rng.nextFloat() - 0.5f;
+        p.grad[i] = rng.nextFloat() - 0.5f;
+      }
+      try (Workers w = new Workers(threads)) {
+        Muon m = new Muon(p, Muon.Config.DEFAULT);
+        m.setWorkers(w);
+        m.step(0.01f);
+        m.step(0.01f);
+      }
+      results[threads - 1] = p.data.clone();
+    }
+    assertThat(results[1]).containsExactly(results[0]);
+  }
+
+  @Test
   void adamFirstStepMovesEachWeightByTheLearningRateAgainstItsGradient() {
     Params p = new Params();
     p.add("w", 2, 2);
