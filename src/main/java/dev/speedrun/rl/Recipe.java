@@ -152,7 +152,7 @@ public record Recipe(
   public static final Recipe LLM_AGENT = new Recipe(
       128, 32, 4_096L, 1f,
       0.97f, 0.95f, true, 1f, 1f, true,
-      0.2f, true, 0.5f, 0.01f, 2, 32,
+      0.2f, true, 0.5f, 0.01f, 2, 32, false,
       "adamw", 2e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000);
