@@ -126,7 +126,8 @@ public final class DefaultPolicy implements PolicyNet {
 
   private final Config cfg;
   private final int H, L, A, S, G;
-  private final Params params = new Params();
+  private final Params params;
+  private final boolean gather; // false: the input x0 comes from the caller (ConvPolicy's encoder)
   private final Params.Tensor embW, embB, polW, polB, valW, valB;
   private final Params.Tensor[] rnnW, rnnB;
   private final Acts roll = new Acts(), train = new Acts();
@@ -140,14 +141,26 @@ public final class DefaultPolicy implements PolicyNet {
   private static final int V = F.length();
 
   public DefaultPolicy(Config cfg) {
+    this(cfg, new Params(), true);
+  }
+
+  /**
+   * The recurrent core for another encoder: with {@code gather} false there is no embedding, the
+   * caller supplies x0 [R][H] ({@link #forwardFrom}, {@link #stepFrom}) and reads dLoss/dx0 after
+   * {@link #backward} from {@link #inputGrad}. The core's tensors are declared into {@code params}
+   * after the caller's and the buffers allocated here.
+   */
+  DefaultPolicy(Config cfg, Params params, boolean gather) {
     this.cfg = cfg;
+    this.params = params;
+    this.gather = gather;
     H = cfg.hidden();
     L = cfg.layers();
     A = cfg.actions();
     S = L * H;
     G = 3 * H;
-    embW = params.add("embed.weight", OBS, H);
-    embB = params.add("embed.bias", H);
+    embW = gather ? params.add("embed.weight", OBS, H) : null;
+    embB = gather ? params.add("embed.bias", H) : null;
     rnnW = new Params.Tensor[L];
     rnnB = new Params.Tensor[L];
     for (int l = 0; l < L; l++) {
@@ -168,7 +181,7 @@ public final class DefaultPolicy implements PolicyNet {
   /** Uniform initialisation with the scales below, deterministic from {@code cfg.seed()}. */
   private void init() {
     Rng rng = new Rng(Rng.mix(cfg.seed(), 0x0DEFA017L, 0));
-    uniform(rng, embW, (float) Math.sqrt(3.0 / 60)); // about 60 active cells: unit variance sum
+    if (gather) uniform(rng, embW, (float) Math.sqrt(3.0 / 60)); // about 60 active cells: unit variance sum
     for (int l = 0; l < L; l++) uniform(rng, rnnW[l], (float) (1 / Math.sqrt(H))); // PyTorch default
     uniform(rng, polW, (float) (0.01 * Math.sqrt(3))); // small logits: near-uniform policy at start
     uniform(rng, valW, (float) (1 / Math.sqrt(H)));
@@ -231,6 +244,29 @@ public final class DefaultPolicy implements PolicyNet {
     haveForward = true;
   }
 
+  /** {@link #step} from a caller's input x0 [N][H] in place of the embedding (core without gather). */
+  void stepFrom(float[] x0, int n, float[] state, float[] logits, float[] values) {
+    roll.ensure(n, n, H, L, false);
+    System.arraycopy(x0, 0, roll.x[0], 0, n * H);
+    run(roll, null, null, state, 1, n, logits, values);
+    for (int i = 0; i < n; i++) {
+      for (int l = 0; l < L; l++) System.arraycopy(roll.h[l], i * H, state, i * S + l * H, H);
+    }
+  }
+
+  /** {@link #forward} from a caller's input x0 [T][B][H] in place of the embedding. */
+  void forwardFrom(float[] x0, boolean[] resetBefore, float[] h0, int t, int b, float[] logits, float[] values) {
+    train.ensure(t * b, b, H, L, true);
+    System.arraycopy(x0, 0, train.x[0], 0, t * b * H);
+    run(train, null, resetBefore, h0, t, b, logits, values);
+    haveForward = true;
+  }
+
+  /** dLoss/dx0 [T][B][H] of the last {@link #backward} of a core without gather (the core's scratch). */
+  float[] inputGrad() {
+    return train.dy;
+  }
+
   // The job being run by the worker tasks below (set before each Workers.run, read by the tasks).
   private Acts cur;
   private byte[] curObs;
@@ -252,9 +288,11 @@ public final class DefaultPolicy implements PolicyNet {
     System.arraycopy(h0, 0, s.h0, 0, b * S);
     float[] w = params.data;
     cur = s;
-    curObs = obs;
-    workers.run(embedTask, rows, 4);
-    curObs = null;
+    if (gather) {
+      curObs = obs;
+      workers.run(embedTask, rows, 4);
+      curObs = null;
+    }
     for (int l = 0; l < L; l++) {
       float[] a = s.a[l];
       for (int r = 0; r < rows; r++) System.arraycopy(w, rnnB[l].offset(), a, r * G, G);
@@ -420,7 +458,7 @@ public final class DefaultPolicy implements PolicyNet {
     }
 
     // Embedding: through the ReLU, then bias and scatter-add into the active rows, split by columns.
-    workers.run(embedBackTask, H, V);
+    if (gather) workers.run(embedBackTask, H, V);
   }
 
   /** params.grad[off + j] += sum over rows of src[r][j], columns split over workers. */

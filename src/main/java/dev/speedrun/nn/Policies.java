@@ -18,7 +18,7 @@ import java.util.Map;
 public final class Policies {
   private Policies() {}
 
-  /** Metadata key holding the policy's {@link DefaultPolicy.Config} as JSON. */
+  /** Metadata key holding the policy's config ({@link DefaultPolicy.Config} or {@link ConvPolicy.Config}) as JSON. */
   public static final String POLICY_KEY = "policy";
   /** Metadata key naming the implementation. */
   public static final String TYPE_KEY = "policy_type";
@@ -33,11 +33,20 @@ public final class Policies {
   /** Saves the policy plus extra tensors (optimizer state, counters) in one atomic write. */
   public static void save(Path file, PolicyNet net, Map<String, String> extraMetadata, List<Safetensors.Tensor> extraTensors)
       throws IOException {
-    if (!(net instanceof DefaultPolicy dp)) throw new IllegalArgumentException("cannot save " + net.getClass().getName());
+    String json, type;
+    if (net instanceof DefaultPolicy dp) {
+      json = dp.config().toJson();
+      type = "DefaultPolicy";
+    } else if (net instanceof ConvPolicy cp) {
+      json = cp.config().toJson();
+      type = "ConvPolicy";
+    } else {
+      throw new IllegalArgumentException("cannot save " + net.getClass().getName());
+    }
     Map<String, String> meta = new LinkedHashMap<>();
     if (extraMetadata != null) meta.putAll(extraMetadata);
-    meta.put(POLICY_KEY, dp.config().toJson());
-    meta.put(TYPE_KEY, "DefaultPolicy");
+    meta.put(POLICY_KEY, json);
+    meta.put(TYPE_KEY, type);
     meta.put("format", "pt"); // what transformers' loaders expect of a PyTorch-origin file
     List<Safetensors.Tensor> ts = new ArrayList<>(tensorsOf(net.params()));
     if (extraTensors != null) ts.addAll(extraTensors);
@@ -61,12 +70,12 @@ public final class Policies {
   public static Loaded open(Path file) {
     Safetensors.Contents c = Safetensors.read(file);
     String type = c.metadata().getOrDefault(TYPE_KEY, "DefaultPolicy");
-    if (!type.equals("DefaultPolicy")) throw new UserError(file + ": unknown policy type " + type);
+    if (!type.equals("DefaultPolicy") && !type.equals("ConvPolicy")) throw new UserError(file + ": unknown policy type " + type);
     String json = c.metadata().get(POLICY_KEY);
     if (json == null) throw new UserError(file + ": not a policy checkpoint (no \"" + POLICY_KEY + "\" metadata)");
-    DefaultPolicy net;
+    PolicyNet net;
     try {
-      net = new DefaultPolicy(DefaultPolicy.Config.fromJson(json));
+      net = type.equals("ConvPolicy") ? new ConvPolicy(ConvPolicy.Config.fromJson(json)) : new DefaultPolicy(DefaultPolicy.Config.fromJson(json));
     } catch (UserError e) {
       throw new UserError(file + ": " + e.getMessage());
     }

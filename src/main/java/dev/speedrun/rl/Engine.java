@@ -1,6 +1,7 @@
 package dev.speedrun.rl;
 
 import dev.speedrun.nn.AdamW;
+import dev.speedrun.nn.ConvPolicy;
 import dev.speedrun.nn.DefaultPolicy;
 import dev.speedrun.nn.Muon;
 import dev.speedrun.nn.Optimizer;
@@ -12,15 +13,20 @@ public final class Engine {
 
   /** The recipe's policy, initialised deterministically from the run's seed. */
   public static PolicyNet policy(Recipe r, long seed) {
+    if (r.policy().equals("conv")) return new ConvPolicy(convConfig(r, seed));
     if (!r.policy().equals("default")) throw new dev.speedrun.UserError("recipe: unknown policy '" + r.policy() + "'");
     return new DefaultPolicy(new DefaultPolicy.Config(r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed));
+  }
+
+  static ConvPolicy.Config convConfig(Recipe r, long seed) {
+    return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed);
   }
 
   /** The recipe's optimizer over {@code net}'s parameters. */
   public static Optimizer optimizer(Recipe r, PolicyNet net) {
     AdamW.Config adam = new AdamW.Config(r.beta1(), r.beta2(), r.adamEps(), r.weightDecay());
     if (r.optimizer().equals("muon")) {
-      // Muon on the recurrent matrices only; the gather-embedding and the heads get AdamW.
+      // Muon on the recurrent matrices only; the input layers (gather-embedding or convolutions) and the heads get AdamW.
       return new Muon(net.params(), new Muon.Config(r.muonMomentum(), true, 5, r.weightDecay(), adam),
           t -> t.name().startsWith("rnn."));
     }
@@ -33,6 +39,7 @@ public final class Engine {
    * layer, (A + 1) H for the heads, about 20 H per layer of elementwise work.
    */
   public static double forwardMacs(Recipe r) {
+    if (r.policy().equals("conv")) return convConfig(r, 0).forwardMacs() + 20 * r.hidden() * r.layers() + 2000 * r.channels();
     double h = r.hidden();
     return 60 * h + 3 * h * h * r.layers() + (dev.speedrun.env.BoxobanEnv.NUM_ACTIONS + 1) * h + 20 * h * r.layers();
   }

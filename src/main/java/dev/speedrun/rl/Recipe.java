@@ -87,12 +87,14 @@ public record Recipe(
     float maxGradNorm,
 
     // --- Policy ---
-    /** Policy family ("default" = nn.DefaultPolicy). */
+    /** Policy family ("default" = nn.DefaultPolicy, "conv" = nn.ConvPolicy). */
     String policy,
     /** Width of the recurrent layers. */
     int hidden,
     /** Number of recurrent layers. */
     int layers,
+    /** Channels of both 3x3 convolutions of the "conv" policy (unused by "default"). */
+    int channels,
 
     // --- Bookkeeping ---
     /**
@@ -119,7 +121,7 @@ public record Recipe(
       0.99f, 0.95f, true, 1f, 1f, true,
       0.2f, true, 0.5f, 0.01f, 2, 64, false,
       "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
-      "default", 128, 2,
+      "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000);
 
   /**
@@ -154,7 +156,7 @@ public record Recipe(
       0.97f, 0.95f, true, 1f, 1f, true,
       0.2f, true, 0.5f, 0.01f, 2, 32, false,
       "adamw", 2e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
-      "default", 128, 2,
+      "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000);
 
   /** Named recipes selectable with {@code ./speedrun train --recipe NAME}. */
@@ -192,6 +194,7 @@ public record Recipe(
     if (minibatchSegments < 1 || numEnvs % minibatchSegments != 0) {
       throw new UserError("recipe: numEnvs (" + numEnvs + ") must be a multiple of minibatchSegments (" + minibatchSegments + ")");
     }
+    if (!policy.equals("default") && !policy.equals("conv")) throw new UserError("recipe: policy must be default or conv, not '" + policy + "'");
     if (epochs < 1) throw new UserError("recipe: epochs must be at least 1");
     if (!optimizer.equals("adamw") && !optimizer.equals("muon")) throw new UserError("recipe: optimizer must be adamw or muon, not '" + optimizer + "'");
     if (!lrSchedule.equals("constant") && !lrSchedule.equals("linear") && !lrSchedule.equals("cosine")) {

@@ -23,6 +23,7 @@ public final class TrainBench {
     PolicyNet net = Engine.policy(r, seed);
     try (Workers w = new Workers(r.overlap() ? 1 : threads)) {
       if (net instanceof DefaultPolicy dp) dp.setWorkers(w);
+      if (net instanceof dev.speedrun.nn.ConvPolicy cp) cp.setWorkers(w);
       var opt = Engine.optimizer(r, net);
       if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(w);
       Trainer tr = new Trainer(r, seed, net, r.overlap() ? Engine.policy(r, seed) : null, opt, levels);

@@ -168,12 +168,17 @@ public final class TrainingRun {
     // With overlap, the actor and the learner run on one thread each instead.
     Workers workers = new Workers(r.overlap() ? 1 : setup.threads());
     if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
+    if (net instanceof dev.speedrun.nn.ConvPolicy cp) cp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
     if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(workers);
     // JIT warm-up on a throwaway policy (the network engine's), before the clock: until the Vector
     // API code is compiled it runs in a slow fallback. Touches nothing of this run; logged.
     if (net instanceof DefaultPolicy dp) {
       double warm = DefaultPolicy.warmUp(dp.config(), workers, WARMUP_PASSES);
+      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
+    }
+    if (net instanceof dev.speedrun.nn.ConvPolicy cp) {
+      double warm = dev.speedrun.nn.ConvPolicy.warmUp(cp.config(), workers, WARMUP_PASSES / 10);
       log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
     }
     PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;

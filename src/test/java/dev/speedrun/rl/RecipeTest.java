@@ -53,4 +53,16 @@ class RecipeTest {
     assertThatThrownBy(() -> Recipe.named("fast")).isInstanceOf(UserError.class).hasMessageContaining("fast")
         .hasMessageContaining("llm-agent");
   }
+
+  @Test
+  void policyConvBuildsAConvPolicyWithTheRecipesSizes() {
+    Recipe r = Recipe.PINNED.with(Map.of("policy", "conv", "channels", "4", "hidden", "16", "layers", "1"));
+    var net = Engine.policy(r, 3);
+    assertThat(net).isInstanceOf(dev.speedrun.nn.ConvPolicy.class);
+    assertThat(((dev.speedrun.nn.ConvPolicy) net).config()).isEqualTo(new dev.speedrun.nn.ConvPolicy.Config(4, 16, 1, 5, 3));
+    // conv1 3,600 C + conv2 900 C^2 + proj 100 C H + minGRU 3 H^2 + heads 6 H, plus elementwise 20 H L + 2000 C.
+    assertThat(Engine.forwardMacs(r)).isEqualTo(14_400 + 14_400 + 6_400 + 768 + 96 + 320 + 8_000);
+    assertThat(Engine.policy(Recipe.PINNED, 3)).isInstanceOf(dev.speedrun.nn.DefaultPolicy.class);
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("policy", "mlp"))).isInstanceOf(UserError.class).hasMessageContaining("policy");
+  }
 }
