@@ -138,7 +138,7 @@ final class ImitationWarmStart {
           continue;
         }
         seen[j][t] = env.board(j);
-        act[j] = sampleAction(logits, j * a, a, rng[j]);
+        act[j] = dev.speedrun.nn.Categorical.sample(logits, j * a, a, rng[j].nextDouble());
         played[j][t] = act[j];
         len[j] = t + 1;
       }
@@ -218,18 +218,5 @@ final class ImitationWarmStart {
       out.println(l2);
       log.println(l2);
     });
-  }
-
-  private static int sampleAction(float[] l, int off, int a, dev.speedrun.env.Rng rng) {
-    float max = l[off];
-    for (int i = 1; i < a; i++) max = Math.max(max, l[off + i]);
-    double sum = 0;
-    for (int i = 0; i < a; i++) sum += Math.exp(l[off + i] - max);
-    double u = rng.nextDouble() * sum, c = 0;
-    for (int i = 0; i < a; i++) {
-      c += Math.exp(l[off + i] - max);
-      if (u < c) return i;
-    }
-    return a - 1;
   }
 }

@@ -55,11 +55,8 @@ public final class Main implements Callable<Integer> {
     CommandLine cl = new CommandLine(new Main());
     cl.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {
-          Throwable t = ex;
-          while (t != null && !(t instanceof UserError) && t.getCause() != null && t.getCause() != t) {
-            if (t instanceof UserError) break;
-            t = t.getCause();
-          }
+          Throwable t = ex; // a UserError may arrive wrapped (e.g. by a worker thread)
+          while (!(t instanceof UserError) && t.getCause() != null && t.getCause() != t) t = t.getCause();
           if (t instanceof UserError) {
             commandLine.getErr().println("error: " + t.getMessage());
             return 2;

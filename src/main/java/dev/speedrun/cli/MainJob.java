@@ -2,6 +2,8 @@ package dev.speedrun.cli;
 
 import dev.speedrun.UserError;
 import dev.speedrun.eval.EvalReport;
+import dev.speedrun.eval.Evaluator;
+import dev.speedrun.eval.LevelSet;
 import dev.speedrun.eval.Scoring;
 import dev.speedrun.record.Records;
 import dev.speedrun.rl.Dashboard;
@@ -36,8 +38,13 @@ import java.util.Map;
 final class MainJob {
   private MainJob() {}
 
-  /** Splits and sizes of the generated stand-in for Boxoban (files of 1000 levels, as Boxoban's). */
-  static final Map<String, Integer> GENERATED_FILES = Map.of("unfiltered/train", 5, "unfiltered/valid", 1, "unfiltered/test", 1);
+  /**
+   * Splits and sizes of the generated stand-in for Boxoban (files of 1000 levels, as Boxoban's).
+   * Training and validation keep the names the pinned recipe reads; the scored split has its own
+   * name, since {@code unfiltered/test} must be the official file to be scored at all.
+   */
+  static final String GENERATED_TEST = "generated/test";
+  static final Map<String, Integer> GENERATED_FILES = Map.of("unfiltered/train", 5, "unfiltered/valid", 1, GENERATED_TEST, 1);
 
   static int run(long seed, String levelsFlag, Path out, int threads, PrintStream o) throws IOException {
     if (threads < 1) throw new UserError("--threads must be at least 1, got " + threads);
@@ -64,9 +71,12 @@ final class MainJob {
       o.printf("interrupted: checkpoint %s; continue with ./speedrun train --resume %s%n", res.checkpoint(), run);
       return 130;
     }
-    o.printf("training done: %s on the speedrun clock, %d steps; scoring %s on unfiltered/test...%n",
+    o.printf("training done: %s on the speedrun clock, %d steps; scoring %s...%n",
         Records.clock(res.trainSeconds()), res.steps(), res.checkpoint());
-    EvalReport rep = Scoring.scoreOnTest(res.checkpoint(), levels, threads);
+    EvalReport rep = generated
+        ? Scoring.score(res.checkpoint(), res.checkpoint().toString(), LevelSet.load(Path.of(levels), GENERATED_TEST),
+            Evaluator.Options.greedy(threads))
+        : Scoring.scoreOnTest(res.checkpoint(), levels, threads);
     rep.write(run.resolve("eval.json"));
     o.print(rep.summary());
     o.printf("train time (speedrun clock): %s%n", Records.clock(res.trainSeconds()));
@@ -93,7 +103,7 @@ final class MainJob {
   /** Writes (once) a Boxoban-shaped folder of generated levels into the cache and returns it. */
   static Path generatedLevels(Path root, Map<String, Integer> filesPerSplit, int perFile, PrintStream o) throws IOException {
     long seedBase = 0;
-    for (String split : List.of("unfiltered/train", "unfiltered/valid", "unfiltered/test")) {
+    for (String split : List.of("unfiltered/train", "unfiltered/valid", GENERATED_TEST)) {
       int files = filesPerSplit.get(split);
       Path dir = root.resolve(split);
       Files.createDirectories(dir);

@@ -3,6 +3,7 @@ package dev.speedrun.llm;
 import dev.speedrun.env.BoxobanEnv;
 import dev.speedrun.env.LevelSampler;
 import dev.speedrun.env.Rng;
+import dev.speedrun.nn.Categorical;
 import dev.speedrun.nn.PolicyNet;
 import dev.speedrun.sokoban.Direction;
 import dev.speedrun.sokoban.Level;
@@ -51,7 +52,7 @@ public final class AgentEval {
     for (int t = 0; t < MAX_STEPS && left > 0; t++) {
       net.step(env.obs, n, state, logits, values);
       for (int e = 0; e < n; e++) {
-        actions[e] = done[e] ? 0 : (greedy ? argmax(logits, e * a, a) : sample(logits, e * a, a, rngs[e]));
+        actions[e] = done[e] ? 0 : (greedy ? Categorical.argmax(logits, e * a, a) : Categorical.sample(logits, e * a, a, rngs[e].nextDouble()));
       }
       env.step(actions);
       for (int e = 0; e < n; e++) {
@@ -85,25 +86,5 @@ public final class AgentEval {
     }
     return new LlmEval.Report(PassStats.of(solved, answered, k), results,
         LlmEval.NMode.SEEDS, 0, 0, 0);
-  }
-
-  static int argmax(float[] l, int off, int a) {
-    int best = 0;
-    for (int i = 1; i < a; i++) if (l[off + i] > l[off + best]) best = i;
-    return best;
-  }
-
-  /** Samples from softmax(l[off .. off+a)) with one uniform draw. */
-  static int sample(float[] l, int off, int a, Rng rng) {
-    float max = l[off];
-    for (int i = 1; i < a; i++) max = Math.max(max, l[off + i]);
-    double sum = 0;
-    for (int i = 0; i < a; i++) sum += Math.exp(l[off + i] - max);
-    double u = rng.nextDouble() * sum, c = 0;
-    for (int i = 0; i < a; i++) {
-      c += Math.exp(l[off + i] - max);
-      if (u < c) return i;
-    }
-    return a - 1;
   }
 }

@@ -1,8 +1,5 @@
 package dev.speedrun.nn;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.speedrun.UserError;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
@@ -54,9 +51,6 @@ public final class ConvPolicy implements PolicyNet {
   public record Config(int channels, int hidden, int layers, int actions, long seed) {
     public static final Config DEFAULT = new Config(8, 64, 1, 5, 1);
 
-    private static final ObjectMapper JSON =
-        new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
-
     public Config {
       if (channels < 1 || channels > 256) throw new UserError("conv policy config: channels must be in 1..256, got " + channels);
       if (hidden < 1 || hidden > 65536) throw new UserError("conv policy config: hidden must be in 1..65536, got " + hidden);
@@ -65,22 +59,11 @@ public final class ConvPolicy implements PolicyNet {
     }
 
     public String toJson() {
-      try {
-        return JSON.writeValueAsString(this);
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException(e);
-      }
+      return ConfigJson.write(this);
     }
 
     public static Config fromJson(String json) {
-      try {
-        Config c = JSON.readValue(json, Config.class);
-        if (c == null) throw new UserError("conv policy config: empty JSON");
-        return c;
-      } catch (JsonProcessingException e) {
-        if (e.getCause() instanceof UserError u) throw u;
-        throw new UserError("conv policy config is not valid JSON: " + e.getOriginalMessage());
-      }
+      return ConfigJson.read(json, Config.class, "conv policy config");
     }
 
     /** Multiply-adds of one forward step for one environment (matrix products only). */

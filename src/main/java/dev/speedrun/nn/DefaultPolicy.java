@@ -1,8 +1,5 @@
 package dev.speedrun.nn;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.speedrun.UserError;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
@@ -61,9 +58,6 @@ public final class DefaultPolicy implements PolicyNet {
   public record Config(int hidden, int layers, int actions, long seed) {
     public static final Config DEFAULT = new Config(128, 2, 5, 1);
 
-    private static final ObjectMapper JSON =
-        new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
-
     public Config {
       if (hidden < 1 || hidden > 65536) throw new UserError("policy config: hidden must be in 1..65536, got " + hidden);
       if (layers < 0 || layers > 64) throw new UserError("policy config: layers must be in 0..64, got " + layers);
@@ -71,22 +65,11 @@ public final class DefaultPolicy implements PolicyNet {
     }
 
     public String toJson() {
-      try {
-        return JSON.writeValueAsString(this);
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException(e);
-      }
+      return ConfigJson.write(this);
     }
 
     public static Config fromJson(String json) {
-      try {
-        Config c = JSON.readValue(json, Config.class);
-        if (c == null) throw new UserError("policy config: empty JSON");
-        return c;
-      } catch (JsonProcessingException e) {
-        if (e.getCause() instanceof UserError u) throw u;
-        throw new UserError("policy config is not valid JSON: " + e.getOriginalMessage());
-      }
+      return ConfigJson.read(json, Config.class, "policy config");
     }
   }
 

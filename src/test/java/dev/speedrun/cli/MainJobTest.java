@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.speedrun.UserError;
+import dev.speedrun.eval.LevelSet;
 import dev.speedrun.sokoban.Formats;
 import dev.speedrun.sokoban.Level;
 import java.io.ByteArrayOutputStream;
@@ -22,12 +23,12 @@ class MainJobTest {
 
   @Test
   void generatedStandInIsBoxobanShapedDisjointAndWrittenOnce() throws Exception {
-    Map<String, Integer> files = Map.of("unfiltered/train", 2, "unfiltered/valid", 1, "unfiltered/test", 1);
+    Map<String, Integer> files = Map.of("unfiltered/train", 2, "unfiltered/valid", 1, MainJob.GENERATED_TEST, 1);
     PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
     Path root = MainJob.generatedLevels(tmp.resolve("gen"), files, 5, quiet);
     Set<String> boards = new HashSet<>();
     int total = 0;
-    for (String split : List.of("unfiltered/train", "unfiltered/valid", "unfiltered/test")) {
+    for (String split : List.of("unfiltered/train", "unfiltered/valid", MainJob.GENERATED_TEST)) {
       for (int f = 0; f < files.get(split); f++) {
         Path file = root.resolve(split).resolve(String.format("%03d.txt", f));
         List<Formats.Entry> entries = Formats.parseBoxoban(Files.readString(file), file.toString());
@@ -44,7 +45,11 @@ class MainJobTest {
     // Each file comes from its own seed: no board repeats across splits.
     assertThat(boards).hasSize(total);
     // A second call finds the files and writes nothing.
-    Path test = root.resolve("unfiltered/test/000.txt");
+    // The scored split loads as a level set (not claiming to be the official test file).
+    LevelSet scored = LevelSet.load(root, MainJob.GENERATED_TEST);
+    assertThat(scored.size()).isEqualTo(5);
+    assertThat(scored.official).isFalse();
+    Path test = root.resolve(MainJob.GENERATED_TEST + "/000.txt");
     long before = Files.getLastModifiedTime(test).toMillis();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     MainJob.generatedLevels(tmp.resolve("gen"), files, 5, new PrintStream(out));
