@@ -2,6 +2,7 @@ package dev.speedrun.cli;
 
 import dev.speedrun.UserError;
 import dev.speedrun.rl.Dashboard;
+import dev.speedrun.rl.ImitationWarmStart;
 import dev.speedrun.rl.Recipe;
 import dev.speedrun.rl.TrainingLevels;
 import dev.speedrun.rl.TrainingRun;

@@ -1,4 +1,4 @@
-package dev.speedrun.cli;
+package dev.speedrun.rl;
 
 import dev.speedrun.UserError;
 import dev.speedrun.env.LevelSampler;
@@ -9,11 +9,6 @@ import dev.speedrun.nn.DefaultPolicy;
 import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
 import dev.speedrun.nn.Workers;
-import dev.speedrun.rl.Engine;
-import dev.speedrun.rl.Imitation;
-import dev.speedrun.rl.Recipe;
-import dev.speedrun.rl.TrainingLevels;
-import dev.speedrun.rl.TrainingRun;
 import dev.speedrun.sokoban.Level;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,22 +25,22 @@ import java.util.List;
  * are the run's validation puzzles and are not imitated. Timed from the first minibatch to the last
  * update; the run's clock is this plus the PPO clock. Writes {@code RUN/imitation.log}.
  */
-final class ImitationWarmStart {
+public final class ImitationWarmStart {
   private ImitationWarmStart() {}
 
-  record Result(TrainingRun.Factory factory, double seconds, Imitation.Epoch last) {}
+  public record Result(TrainingRun.Factory factory, double seconds, Imitation.Epoch last) {}
 
   /** DAgger settings: rounds, puzzles played per round, steps per played episode, epochs per round. */
-  record Dagger(int rounds, int puzzles, int maxSteps, int epochs) {
-    static final Dagger NONE = new Dagger(0, 0, 0, 0);
+  public record Dagger(int rounds, int puzzles, int maxSteps, int epochs) {
+    public static final Dagger NONE = new Dagger(0, 0, 0, 0);
   }
 
-  static Result run(Path dataset, Recipe r, long seed, int threads, int epochs, float lr, int batch, Path runDir, PrintStream out)
+  public static Result run(Path dataset, Recipe r, long seed, int threads, int epochs, float lr, int batch, Path runDir, PrintStream out)
       throws IOException {
     return run(dataset, r, seed, threads, epochs, lr, batch, Dagger.NONE, runDir, out);
   }
 
-  static Result run(Path dataset, Recipe r, long seed, int threads, int epochs, float lr, int batch, Dagger dagger, Path runDir,
+  public static Result run(Path dataset, Recipe r, long seed, int threads, int epochs, float lr, int batch, Dagger dagger, Path runDir,
       PrintStream out) throws IOException {
     if (!TrainingLevels.isPath(r.trainLevels())) {
       throw new UserError("--imitate needs the recipe's trainLevels to be the dataset's --boxoban-out file, not the split " + r.trainLevels());
