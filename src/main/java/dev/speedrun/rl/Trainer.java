@@ -73,9 +73,9 @@ public final class Trainer {
     final float[] bootstrap; // [N]
     final float[] h0; // [N][S], the recurrent state before step 0
     // Level replay only (null otherwise): the store level each step played, whether it was a
-    // replay, and whether the step solved it.
+    // replay, whether the step solved it, and whether the episode it ended reached a target.
     final int[] level;
-    final boolean[] replayed, solved;
+    final boolean[] replayed, solved, reached;
 
     Batch(int t, int n, int s, boolean plr) {
       obs = new byte[t * n * O];
@@ -90,6 +90,7 @@ public final class Trainer {
       level = plr ? new int[t * n] : null;
       replayed = plr ? new boolean[t * n] : null;
       solved = plr ? new boolean[t * n] : null;
+      reached = plr ? new boolean[t * n] : null;
     }
 
     void save(DataOutputStream out) throws IOException {
@@ -99,7 +100,7 @@ public final class Trainer {
       for (boolean[] a : new boolean[][] {dones, resetBefore}) for (boolean v : a) out.writeBoolean(v);
       if (level != null) {
         for (int v : level) out.writeInt(v);
-        for (boolean[] a : new boolean[][] {replayed, solved}) for (boolean v : a) out.writeBoolean(v);
+        for (boolean[] a : new boolean[][] {replayed, solved, reached}) for (boolean v : a) out.writeBoolean(v);
       }
     }
 
@@ -110,7 +111,7 @@ public final class Trainer {
       for (boolean[] a : new boolean[][] {dones, resetBefore}) for (int k = 0; k < a.length; k++) a[k] = in.readBoolean();
       if (level != null) {
         for (int k = 0; k < level.length; k++) level[k] = in.readInt();
-        for (boolean[] a : new boolean[][] {replayed, solved}) for (int k = 0; k < a.length; k++) a[k] = in.readBoolean();
+        for (boolean[] a : new boolean[][] {replayed, solved, reached}) for (int k = 0; k < a.length; k++) a[k] = in.readBoolean();
       }
     }
   }
@@ -147,17 +148,18 @@ public final class Trainer {
   /** Episodes scored by the last update, waiting to reach the sampler: level, score, solved, replayed. */
   private final int[] pendLevel;
   private final float[] pendScore;
-  private final boolean[] pendSolved, pendReplayed;
+  private final boolean[] pendSolved, pendReplayed, pendReached;
   private int pendCount;
   private PlrStats plrStats;
 
   /**
    * Level-replay figures of one iteration: buffer size, the fraction of this iteration's resets
    * that replayed, the buffer's mean and max score, and the solve rate of the episodes scored in
-   * this iteration on replayed and on new levels (NaN without such episodes).
+   * this iteration on replayed and on new levels, and how many of them reached a target (NaN
+   * without such episodes).
    */
   public record PlrStats(int buffer, double replayFraction, double meanScore, double maxScore, long replayEpisodes,
-      double replaySolveRate, long newEpisodes, double newSolveRate) {}
+      double replaySolveRate, double replayTargetRate, long newEpisodes, double newSolveRate, double newTargetRate) {}
 
   /** Per-phase wall time of the last iteration, in nanoseconds (not checkpointed). */
   public long nanosEnv, nanosForward, nanosLearn;
@@ -194,6 +196,7 @@ public final class Trainer {
     pendScore = withPlr ? new float[t * n] : null;
     pendSolved = withPlr ? new boolean[t * n] : null;
     pendReplayed = withPlr ? new boolean[t * n] : null;
+    pendReached = withPlr ? new boolean[t * n] : null;
     env = new BoxobanEnv(n, sampler);
     env.reset();
     cur = new Batch(t, n, s, withPlr);
@@ -344,7 +347,10 @@ public final class Trainer {
         boolean d = env.dones[i];
         dones[base + i] = d;
         if (step + 1 < t) resetBefore[base + n + i] = d; // the state was zeroed before the next step
-        if (bt.solved != null) bt.solved[base + i] = d && env.lastSolved[i];
+        if (bt.solved != null) {
+          bt.solved[base + i] = d && env.lastSolved[i];
+          bt.reached[base + i] = d && env.lastTargetsReached[i] > 0;
+        }
         if (d) {
           Arrays.fill(state, i * s, (i + 1) * s, 0f);
           recordEpisode(env.lastSolved[i], env.lastReturn[i], env.lastLength[i]);
@@ -461,6 +467,7 @@ public final class Trainer {
           pendScore[pendCount] = (float) (plrSum[i] / plrSteps[i]);
           pendSolved[pendCount] = bt.solved[k];
           pendReplayed[pendCount] = bt.replayed[k];
+          pendReached[pendCount] = bt.reached[k];
           pendCount++;
           plrSum[i] = 0;
           plrSteps[i] = 0;
@@ -471,22 +478,26 @@ public final class Trainer {
 
   /** Level replay: hands the queued scores to the sampler (no rollout is running) and takes the figures. */
   private void applyScores(PrioritizedLevelReplay.Counters before) {
-    long re = 0, rs = 0, ne = 0, ns = 0;
+    long re = 0, rs = 0, rt = 0, ne = 0, ns = 0, nt = 0;
     for (int q = 0; q < pendCount; q++) {
       plr.update(pendLevel[q], pendScore[q], pendSolved[q], pendReplayed[q]);
+      int sv = pendSolved[q] ? 1 : 0, tg = pendReached[q] ? 1 : 0;
       if (pendReplayed[q]) {
         re++;
-        if (pendSolved[q]) rs++;
+        rs += sv;
+        rt += tg;
       } else {
         ne++;
-        if (pendSolved[q]) ns++;
+        ns += sv;
+        nt += tg;
       }
     }
     pendCount = 0;
     PrioritizedLevelReplay.Counters c = plr.counters();
     long resets = c.resets() - before.resets();
     plrStats = new PlrStats(plr.bufferCount(), resets == 0 ? Double.NaN : (double) (c.replays() - before.replays()) / resets,
-        plr.meanScore(), plr.maxScore(), re, re == 0 ? Double.NaN : (double) rs / re, ne, ne == 0 ? Double.NaN : (double) ns / ne);
+        plr.meanScore(), plr.maxScore(), re, re == 0 ? Double.NaN : (double) rs / re, re == 0 ? Double.NaN : (double) rt / re, ne,
+        ne == 0 ? Double.NaN : (double) ns / ne, ne == 0 ? Double.NaN : (double) nt / ne);
   }
 
   /** A permutation of env segments for this (iteration, epoch), from its own derived stream. */

@@ -253,8 +253,10 @@ public final class TrainingRun {
         row.put("plr/max_score", nanToNull(ps.maxScore()));
         row.put("plr/replay_episodes", ps.replayEpisodes());
         row.put("plr/replay_solve_rate", nanToNull(ps.replaySolveRate()));
+        row.put("plr/replay_target_rate", nanToNull(ps.replayTargetRate()));
         row.put("plr/new_episodes", ps.newEpisodes());
         row.put("plr/new_solve_rate", nanToNull(ps.newSolveRate()));
+        row.put("plr/new_target_rate", nanToNull(ps.newTargetRate()));
       }
       boolean validate = !last && r.valInterval() > 0 && m.iteration() % r.valInterval() == 0;
       if (validate) {
