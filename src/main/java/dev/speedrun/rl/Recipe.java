@@ -138,7 +138,7 @@ public record Recipe(
      * lowest-scoring one if its score is higher.
      */
     int plrBufferSize,
-    /** plr: no replay until the buffer holds this many levels (default: full). */
+    /** plr: no replay until the buffer holds this many levels; 0 (the default) means plrBufferSize, a full buffer. */
     int plrMinBuffer) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
@@ -153,7 +153,7 @@ public record Recipe(
       "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
-      "uniform", 0.5f, 0.1f, 0.1f, 4000, 4000);
+      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -189,7 +189,7 @@ public record Recipe(
       "adamw", 2e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
-      "uniform", 0.5f, 0.1f, 0.1f, 4000, 4000);
+      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0);
 
   /** Named recipes selectable with {@code ./speedrun train --recipe NAME}. */
   public static final Map<String, Recipe> NAMED = namedRecipes();
@@ -241,8 +241,9 @@ public record Recipe(
     if (!(plrReplayProb >= 0 && plrReplayProb <= 1) || !(plrStaleness >= 0 && plrStaleness <= 1) || !(plrTemperature > 0)) {
       throw new UserError("recipe: plrReplayProb and plrStaleness must be in [0, 1] and plrTemperature positive");
     }
-    if (plrBufferSize < 1 || plrMinBuffer < 1 || plrMinBuffer > plrBufferSize) {
-      throw new UserError("recipe: plrMinBuffer (" + plrMinBuffer + ") must be between 1 and plrBufferSize (" + plrBufferSize + ")");
+    if (plrBufferSize < 1 || plrMinBuffer < 0 || plrMinBuffer > plrBufferSize) {
+      throw new UserError("recipe: plrBufferSize must be positive and plrMinBuffer (" + plrMinBuffer + ") between 0 (= full) and plrBufferSize ("
+          + plrBufferSize + ")");
     }
   }
 

@@ -42,7 +42,7 @@ public final class TrainingLevels {
   public static LevelSampler sampler(Recipe r, LevelStore store, long seed) {
     if (r.levelSampling().equals("uniform")) return LevelSampler.uniform(store, seed ^ LEVEL_SALT);
     var cfg = new PrioritizedLevelReplay.Settings(r.plrReplayProb(), r.plrTemperature(), r.plrStaleness(), r.plrBufferSize(),
-        r.plrMinBuffer());
+        r.plrMinBuffer() == 0 ? r.plrBufferSize() : r.plrMinBuffer());
     return new PrioritizedLevelReplay(store, r.numEnvs(), cfg, seed ^ LEVEL_SALT, Rng.mix(seed ^ PLR_SALT, 0, 0));
   }
 

@@ -78,6 +78,7 @@ class RecipeTest {
     assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("plrTemperature", "0"))).isInstanceOf(UserError.class);
     assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("plrMinBuffer", "5000"))).isInstanceOf(UserError.class)
         .hasMessageContaining("plrMinBuffer");
+    assertThat(Recipe.PINNED.with(Map.of("plrBufferSize", "10")).plrMinBuffer()).as("0 = a full buffer").isZero();
   }
 
   /** Checkpoints written before the level-sampling fields existed match a recipe that keeps them at their defaults. */
