@@ -6,7 +6,9 @@ import dev.speedrun.sokoban.LevelStore;
 /**
  * Chooses the level an environment plays next. Deterministic: the choice depends only on the
  * sampler's own seed, the environment's index and that environment's episode number, never on a
- * shared generator, so a run's level stream does not depend on thread timing.
+ * shared generator, so a run's level stream does not depend on thread timing. The exception is
+ * {@link PrioritizedLevelReplay}, whose choice also depends on the scores it was given and on its
+ * own stream, consumed in reset order (which {@link BoxobanEnv#step} keeps in environment order).
  */
 public interface LevelSampler {
   /** The level for episode {@code episode} (0, 1, ...) of environment {@code env}. */

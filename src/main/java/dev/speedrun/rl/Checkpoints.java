@@ -109,7 +109,7 @@ public final class Checkpoints {
         long seed = in.readLong();
         String recipe = in.readUTF();
         if (seed != tr.seed) throw new UserError(f + " was written with seed " + seed + ", not " + tr.seed);
-        if (!recipe.equals(tr.recipe.toString())) {
+        if (!tr.recipe.matchesStored(recipe)) {
           throw new UserError(f + " was written with another recipe (the code's Recipe changed since, or its overrides differ): "
               + recipe);
         }

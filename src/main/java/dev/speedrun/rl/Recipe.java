@@ -113,7 +113,37 @@ public record Recipe(
     /** Write a checkpoint every this many iterations (and always at the end). */
     int checkpointInterval,
     /** Episodes in the rolling window of training solve rate, return and length. */
-    int statsWindow) {
+    int statsWindow,
+
+    // --- Level sampling (within trainLevels; see env.PrioritizedLevelReplay) ---
+    /**
+     * How each episode's training level is chosen: "uniform" (independently per seed, env and
+     * episode) or "plr", Prioritized Level Replay (Jiang, Grefenstette, Rocktäschel 2021): replay
+     * levels whose last episode had a high mean positive GAE advantage (the paper's "positive value
+     * loss"), mixed with new uniform draws. Sampling only: the same levels, rewards and episodes.
+     * A level's score is set when its episode ends, from all of its steps (an episode cut by the
+     * rollout horizon keeps accumulating into the next batch), using the first epoch's GAE
+     * advantages; scores are applied between iterations in a fixed order (with overlap, one
+     * rollout later).
+     */
+    String levelSampling,
+    /** plr: probability that a reset replays a buffered level (once plrMinBuffer levels are buffered). */
+    float plrReplayProb,
+    /** plr: temperature beta of the rank prioritisation, P_S ~ (1/rank)^(1/beta) (0.1 as in the paper's Procgen runs). */
+    float plrTemperature,
+    /** plr: staleness weight rho of the mixture P = (1-rho) P_S + rho P_C (0.1 as in the paper). */
+    float plrStaleness,
+    /**
+     * plr: most levels kept in the buffer of seen levels; when full, a new level replaces the
+     * lowest-scoring one if its score is higher.
+     */
+    int plrBufferSize,
+    /** plr: no replay until the buffer holds this many levels; 0 (the default) means plrBufferSize, a full buffer. */
+    int plrMinBuffer) {
+
+  /** Fields added after checkpoints were first written, with the value older runs had in effect. */
+  private static final java.util.Set<String> LATER_FIELDS = java.util.Set.of("levelSampling", "plrReplayProb",
+      "plrTemperature", "plrStaleness", "plrBufferSize", "plrMinBuffer");
 
   /** The pinned recipe: what {@code ./speedrun} runs. */
   public static final Recipe PINNED = new Recipe(
@@ -122,7 +152,8 @@ public record Recipe(
       0.2f, true, 0.5f, 0.01f, 2, 64, false,
       "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2, 8,
-      "unfiltered/train", 50, 200, 50, 1000);
+      "unfiltered/train", 50, 200, 50, 1000,
+      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -157,7 +188,8 @@ public record Recipe(
       0.2f, true, 0.5f, 0.01f, 2, 32, false,
       "adamw", 2e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2, 8,
-      "./runs/llm-agent-train.txt", 10, 500, 0, 1000);
+      "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
+      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0);
 
   /** Named recipes selectable with {@code ./speedrun train --recipe NAME}. */
   public static final Map<String, Recipe> NAMED = namedRecipes();
@@ -203,6 +235,38 @@ public record Recipe(
     if (valLevels < 0 || valInterval < 0 || checkpointInterval < 0 || statsWindow < 1) {
       throw new UserError("recipe: valLevels, valInterval, checkpointInterval must be >= 0 and statsWindow >= 1");
     }
+    if (!levelSampling.equals("uniform") && !levelSampling.equals("plr")) {
+      throw new UserError("recipe: levelSampling must be uniform or plr, not '" + levelSampling + "'");
+    }
+    if (!(plrReplayProb >= 0 && plrReplayProb <= 1) || !(plrStaleness >= 0 && plrStaleness <= 1) || !(plrTemperature > 0)) {
+      throw new UserError("recipe: plrReplayProb and plrStaleness must be in [0, 1] and plrTemperature positive");
+    }
+    if (plrBufferSize < 1 || plrMinBuffer < 0 || plrMinBuffer > plrBufferSize) {
+      throw new UserError("recipe: plrBufferSize must be positive and plrMinBuffer (" + plrMinBuffer + ") between 0 (= full) and plrBufferSize ("
+          + plrBufferSize + ")");
+    }
+  }
+
+  /**
+   * Whether a recipe text stored in a checkpoint ({@link #toString()}) describes this recipe: equal,
+   * or written before the {@link #LATER_FIELDS} existed while this recipe keeps them at the values
+   * such runs had in effect (the pinned recipe's), so that older uniform runs still resume.
+   */
+  public boolean matchesStored(String stored) {
+    if (stored.equals(toString())) return true;
+    Map<String, Object> pinned = PINNED.asMap();
+    StringBuilder sb = new StringBuilder("Recipe[");
+    boolean first = true;
+    for (var e : asMap().entrySet()) {
+      if (LATER_FIELDS.contains(e.getKey())) {
+        if (!e.getValue().equals(pinned.get(e.getKey()))) return false;
+        continue;
+      }
+      if (!first) sb.append(", ");
+      sb.append(e.getKey()).append('=').append(e.getValue());
+      first = false;
+    }
+    return stored.equals(sb.append(']').toString());
   }
 
   /** Environment steps per iteration. */

@@ -2,6 +2,7 @@ package dev.speedrun.rl;
 
 import dev.speedrun.env.BoxobanEnv;
 import dev.speedrun.env.LevelSampler;
+import dev.speedrun.env.PrioritizedLevelReplay;
 import dev.speedrun.env.Rng;
 import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
@@ -40,6 +41,12 @@ import java.util.List;
  * treats it as on-policy (ratio 1 in GAE; PPO's clipped ratio still sees the lag), later epochs use
  * V-trace weights as above. The threads share nothing between the start and the end of an
  * iteration, so results stay deterministic.
+ *
+ * <p>With a {@link PrioritizedLevelReplay} sampler (recipe {@code levelSampling = plr}), the rollout
+ * records which level each step played; the update turns the first epoch's GAE advantages into
+ * per-episode scores (mean of max(A, 0) over all of an episode's steps, accumulated across rollouts
+ * when the horizon cuts an episode); the scores reach the sampler after the update (and, with
+ * overlap, after the concurrent rollout has finished), in time-major env order.
  */
 public final class Trainer {
   private static final long ACTION_SALT = 0x41435431L, SHUFFLE_SALT = 0x53485546L;
@@ -65,8 +72,12 @@ public final class Trainer {
     final boolean[] dones, resetBefore;
     final float[] bootstrap; // [N]
     final float[] h0; // [N][S], the recurrent state before step 0
+    // Level replay only (null otherwise): the store level each step played, whether it was a
+    // replay, whether the step solved it, and whether the episode it ended reached a target.
+    final int[] level;
+    final boolean[] replayed, solved, reached;
 
-    Batch(int t, int n, int s) {
+    Batch(int t, int n, int s, boolean plr) {
       obs = new byte[t * n * O];
       actions = new int[t * n];
       logp = new float[t * n];
@@ -76,6 +87,10 @@ public final class Trainer {
       resetBefore = new boolean[t * n];
       bootstrap = new float[n];
       h0 = new float[n * s];
+      level = plr ? new int[t * n] : null;
+      replayed = plr ? new boolean[t * n] : null;
+      solved = plr ? new boolean[t * n] : null;
+      reached = plr ? new boolean[t * n] : null;
     }
 
     void save(DataOutputStream out) throws IOException {
@@ -83,6 +98,10 @@ public final class Trainer {
       for (int v : actions) out.writeInt(v);
       for (float[] a : new float[][] {logp, values, rewards, bootstrap, h0}) for (float v : a) out.writeFloat(v);
       for (boolean[] a : new boolean[][] {dones, resetBefore}) for (boolean v : a) out.writeBoolean(v);
+      if (level != null) {
+        for (int v : level) out.writeInt(v);
+        for (boolean[] a : new boolean[][] {replayed, solved, reached}) for (boolean v : a) out.writeBoolean(v);
+      }
     }
 
     void load(DataInputStream in) throws IOException {
@@ -90,6 +109,10 @@ public final class Trainer {
       for (int k = 0; k < actions.length; k++) actions[k] = in.readInt();
       for (float[] a : new float[][] {logp, values, rewards, bootstrap, h0}) for (int k = 0; k < a.length; k++) a[k] = in.readFloat();
       for (boolean[] a : new boolean[][] {dones, resetBefore}) for (int k = 0; k < a.length; k++) a[k] = in.readBoolean();
+      if (level != null) {
+        for (int k = 0; k < level.length; k++) level[k] = in.readInt();
+        for (boolean[] a : new boolean[][] {replayed, solved, reached}) for (int k = 0; k < a.length; k++) a[k] = in.readBoolean();
+      }
     }
   }
 
@@ -116,6 +139,27 @@ public final class Trainer {
   private final float[] winReturn;
   private final short[] winLength;
   private int winPos, winCount;
+
+  // Level replay (null / unused with other samplers).
+  private final PrioritizedLevelReplay plr;
+  /** Per env: sum of max(A, 0) and steps of its unfinished episode over the batches scored so far (checkpointed). */
+  private final double[] plrSum;
+  private final int[] plrSteps;
+  /** Episodes scored by the last update, waiting to reach the sampler: level, score, solved, replayed. */
+  private final int[] pendLevel;
+  private final float[] pendScore;
+  private final boolean[] pendSolved, pendReplayed, pendReached;
+  private int pendCount;
+  private PlrStats plrStats;
+
+  /**
+   * Level-replay figures of one iteration: buffer size, the fraction of this iteration's resets
+   * that replayed, the buffer's mean and max score, and the solve rate of the episodes scored in
+   * this iteration on replayed and on new levels, and how many of them reached a target (NaN
+   * without such episodes).
+   */
+  public record PlrStats(int buffer, double replayFraction, double meanScore, double maxScore, long replayEpisodes,
+      double replaySolveRate, double replayTargetRate, long newEpisodes, double newSolveRate, double newTargetRate) {}
 
   /** Per-phase wall time of the last iteration, in nanoseconds (not checkpointed). */
   public long nanosEnv, nanosForward, nanosLearn;
@@ -144,12 +188,21 @@ public final class Trainer {
     this.b = recipe.minibatchSegments();
     this.coefs = PpoLoss.Coefs.of(recipe);
     this.schedule = recipe.schedule();
+    plr = sampler instanceof PrioritizedLevelReplay p ? p : null;
+    boolean withPlr = plr != null;
+    plrSum = withPlr ? new double[n] : null;
+    plrSteps = withPlr ? new int[n] : null;
+    pendLevel = withPlr ? new int[t * n] : null;
+    pendScore = withPlr ? new float[t * n] : null;
+    pendSolved = withPlr ? new boolean[t * n] : null;
+    pendReplayed = withPlr ? new boolean[t * n] : null;
+    pendReached = withPlr ? new boolean[t * n] : null;
     env = new BoxobanEnv(n, sampler);
     env.reset();
-    cur = new Batch(t, n, s);
+    cur = new Batch(t, n, s, withPlr);
     if (recipe.overlap()) {
       if (actor == null) throw new IllegalArgumentException("overlap needs an actor policy");
-      next = new Batch(t, n, s);
+      next = new Batch(t, n, s, withPlr);
       this.actor = actor;
       System.arraycopy(net.params().data, 0, actor.params().data, 0, net.params().size());
       actorThread = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -194,12 +247,29 @@ public final class Trainer {
   public PolicyNet policy() { return net; }
   public boolean finished() { return iteration >= recipe.iterations(); }
 
+  /** Level-replay figures of the last iteration, or null without level replay. */
+  public PlrStats plrStats() { return plrStats; }
+
+  /**
+   * Fraction of the rolling window's episodes in which a box reached a target at least once (with
+   * the benchmark's rewards, exactly those with return above -0.9: an unsolved episode returns
+   * 0.25 per target reached minus 1, a solved one at least 1).
+   */
+  public double targetRate() {
+    if (winCount == 0) return Double.NaN;
+    int k = 0;
+    for (int j = 0; j < winCount; j++) if (winReturn[j] > -0.9f) k++;
+    return (double) k / winCount;
+  }
+
   /** One rollout and one update. */
   public Metrics iterate() {
     nanosEnv = nanosForward = 0;
     float lr = schedule.lr(iteration);
     PpoLoss.Stats st = new PpoLoss.Stats();
     double gradNorm;
+    PrioritizedLevelReplay.Counters before = plr == null ? null : plr.counters();
+    pendCount = 0;
     if (!recipe.overlap()) {
       rollout(cur, net);
       long t1 = System.nanoTime();
@@ -232,6 +302,7 @@ public final class Trainer {
       next = tmp;
       pending = !last;
     }
+    if (plr != null) applyScores(before);
     iteration++;
     double c = Math.max(1, st.count);
     return new Metrics(iteration, globalStep, lr, st.policyLoss / c, st.valueLoss / c, st.entropy / c,
@@ -256,6 +327,12 @@ public final class Trainer {
       System.arraycopy(stepValues, 0, values, base, n);
       long f1 = System.nanoTime();
       nanosForward += f1 - f0;
+      if (bt.level != null) {
+        for (int i = 0; i < n; i++) {
+          bt.level[base + i] = plr.current(i);
+          bt.replayed[base + i] = plr.currentReplayed(i);
+        }
+      }
       for (int i = 0; i < n; i++) {
         long envStep = globalStep / n + step; // this env's step count within the run
         double u = (Rng.mix(seed ^ ACTION_SALT, i, envStep) >>> 11) * 0x1.0p-53;
@@ -270,6 +347,10 @@ public final class Trainer {
         boolean d = env.dones[i];
         dones[base + i] = d;
         if (step + 1 < t) resetBefore[base + n + i] = d; // the state was zeroed before the next step
+        if (bt.solved != null) {
+          bt.solved[base + i] = d && env.lastSolved[i];
+          bt.reached[base + i] = d && env.lastTargetsReached[i] > 0;
+        }
         if (d) {
           Arrays.fill(state, i * s, (i + 1) * s, 0f);
           recordEpisode(env.lastSolved[i], env.lastReturn[i], env.lastLength[i]);
@@ -338,6 +419,7 @@ public final class Trainer {
     float[] rewards = bt.rewards, values = bt.values, bootstrap = bt.bootstrap;
     boolean[] dones = bt.dones;
     Advantages.compute(t, n, rewards, dones, values, bootstrap, null, recipe.gamma(), recipe.gaeLambda(), 1f, 1f, adv);
+    if (plr != null) scoreEpisodes(bt);
     System.arraycopy(values, 0, latestValues, 0, values.length);
     double gradNormSum = 0;
     int updates = 0;
@@ -367,6 +449,55 @@ public final class Trainer {
       }
     }
     return gradNormSum / Math.max(1, updates);
+  }
+
+  /**
+   * Level replay: adds max(A, 0) of every step to its env's running episode; an episode that ends
+   * in this batch is queued with its mean (the paper's positive value loss), in time-major env order.
+   * Only trainer-owned arrays are touched (a rollout may be running on the other thread).
+   */
+  private void scoreEpisodes(Batch bt) {
+    for (int step = 0; step < t; step++) {
+      for (int i = 0; i < n; i++) {
+        int k = step * n + i;
+        plrSum[i] += Math.max(adv[k], 0f);
+        plrSteps[i]++;
+        if (bt.dones[k]) {
+          pendLevel[pendCount] = bt.level[k];
+          pendScore[pendCount] = (float) (plrSum[i] / plrSteps[i]);
+          pendSolved[pendCount] = bt.solved[k];
+          pendReplayed[pendCount] = bt.replayed[k];
+          pendReached[pendCount] = bt.reached[k];
+          pendCount++;
+          plrSum[i] = 0;
+          plrSteps[i] = 0;
+        }
+      }
+    }
+  }
+
+  /** Level replay: hands the queued scores to the sampler (no rollout is running) and takes the figures. */
+  private void applyScores(PrioritizedLevelReplay.Counters before) {
+    long re = 0, rs = 0, rt = 0, ne = 0, ns = 0, nt = 0;
+    for (int q = 0; q < pendCount; q++) {
+      plr.update(pendLevel[q], pendScore[q], pendSolved[q], pendReplayed[q]);
+      int sv = pendSolved[q] ? 1 : 0, tg = pendReached[q] ? 1 : 0;
+      if (pendReplayed[q]) {
+        re++;
+        rs += sv;
+        rt += tg;
+      } else {
+        ne++;
+        ns += sv;
+        nt += tg;
+      }
+    }
+    pendCount = 0;
+    PrioritizedLevelReplay.Counters c = plr.counters();
+    long resets = c.resets() - before.resets();
+    plrStats = new PlrStats(plr.bufferCount(), resets == 0 ? Double.NaN : (double) (c.replays() - before.replays()) / resets,
+        plr.meanScore(), plr.maxScore(), re, re == 0 ? Double.NaN : (double) rs / re, re == 0 ? Double.NaN : (double) rt / re, ne,
+        ne == 0 ? Double.NaN : (double) ns / ne, ne == 0 ? Double.NaN : (double) nt / ne);
   }
 
   /** A permutation of env segments for this (iteration, epoch), from its own derived stream. */
@@ -489,6 +620,13 @@ public final class Trainer {
     out.write(winSolved);
     for (float v : winReturn) out.writeFloat(v);
     for (short v : winLength) out.writeShort(v);
+    if (plr != null) {
+      for (int i = 0; i < n; i++) {
+        out.writeDouble(plrSum[i]);
+        out.writeInt(plrSteps[i]);
+      }
+      plr.save(out);
+    }
   }
 
   public void load(DataInputStream in) throws IOException {
@@ -528,6 +666,14 @@ public final class Trainer {
     in.readFully(winSolved);
     for (int k = 0; k < winReturn.length; k++) winReturn[k] = in.readFloat();
     for (int k = 0; k < winLength.length; k++) winLength[k] = in.readShort();
+    if (plr != null) {
+      for (int i = 0; i < n; i++) {
+        plrSum[i] = in.readDouble();
+        plrSteps[i] = in.readInt();
+      }
+      plr.load(in);
+    }
+    if (in.read() != -1) throw new IOException("checkpoint holds more state than this recipe's trainer (another level sampler?)");
   }
 
   private static void expect(int got, int want, String what) throws IOException {

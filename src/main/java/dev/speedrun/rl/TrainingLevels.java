@@ -2,6 +2,8 @@ package dev.speedrun.rl;
 
 import dev.speedrun.UserError;
 import dev.speedrun.env.LevelSampler;
+import dev.speedrun.env.PrioritizedLevelReplay;
+import dev.speedrun.env.Rng;
 import dev.speedrun.sokoban.Formats;
 import dev.speedrun.sokoban.Level;
 import dev.speedrun.sokoban.LevelSources;
@@ -30,6 +32,19 @@ public final class TrainingLevels {
 
   /** Salt of the training level stream (per seed, env, episode). */
   private static final long LEVEL_SALT = 0x4C45564CL;
+  /** Salt of the level-replay sampler's own stream (replay decisions and draws). */
+  private static final long PLR_SALT = 0x504C5253L;
+
+  /**
+   * The recipe's level sampler over {@code store}: uniform per (seed, env, episode), or Prioritized
+   * Level Replay whose new levels are that same uniform stream.
+   */
+  public static LevelSampler sampler(Recipe r, LevelStore store, long seed) {
+    if (r.levelSampling().equals("uniform")) return LevelSampler.uniform(store, seed ^ LEVEL_SALT);
+    var cfg = new PrioritizedLevelReplay.Settings(r.plrReplayProb(), r.plrTemperature(), r.plrStaleness(), r.plrBufferSize(),
+        r.plrMinBuffer() == 0 ? r.plrBufferSize() : r.plrMinBuffer());
+    return new PrioritizedLevelReplay(store, r.numEnvs(), cfg, seed ^ LEVEL_SALT, Rng.mix(seed ^ PLR_SALT, 0, 0));
+  }
 
   public record Loaded(LevelSampler train, List<Level> validation, String source, int trainSize) {}
 
@@ -40,11 +55,11 @@ public final class TrainingLevels {
    * {@code valLevels} levels.
    */
   public static Loaded load(Recipe r, long seed, String levelsFlag) {
-    if (isPath(r.trainLevels())) return loadPath(Path.of(r.trainLevels()), r.valLevels(), seed);
+    if (isPath(r.trainLevels())) return loadPath(r, Path.of(r.trainLevels()), r.valLevels(), seed);
     LevelStore train = LevelSources.split(levelsFlag, r.trainLevels());
     List<Level> val = validation(r.valLevels(), levelsFlag);
     String src = LevelSources.root(levelsFlag) + " (" + r.trainLevels() + ": " + train.size() + " levels)";
-    return new Loaded(LevelSampler.uniform(train, seed ^ LEVEL_SALT), val, src, train.size());
+    return new Loaded(sampler(r, train, seed), val, src, train.size());
   }
 
   /** Whether a {@code trainLevels} value is a path to levels rather than a Boxoban split name. */
@@ -54,7 +69,7 @@ public final class TrainingLevels {
   }
 
   /** Levels of a file or directory: the last {@code valLevels} for validation, the rest for training. */
-  static Loaded loadPath(Path p, int valLevels, long seed) {
+  static Loaded loadPath(Recipe r, Path p, int valLevels, long seed) {
     List<Level> all = readPath(p);
     if (valLevels >= all.size()) {
       throw new UserError(p + ": " + all.size() + " levels, not enough to hold out valLevels = " + valLevels
@@ -65,7 +80,7 @@ public final class TrainingLevels {
     LevelStore store = LevelStore.of(p.getFileName().toString(), p.getFileName().toString(), train);
     String src = p.toAbsolutePath().normalize() + " (" + n + " training levels, last " + valLevels
         + " held out for validation)";
-    return new Loaded(LevelSampler.uniform(store, seed ^ LEVEL_SALT), val, src, n);
+    return new Loaded(sampler(r, store, seed), val, src, n);
   }
 
   /** Every level of a Boxoban-format file, or of the {@code *.txt} files of a directory in name order. */

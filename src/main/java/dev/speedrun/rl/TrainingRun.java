@@ -244,6 +244,20 @@ public final class TrainingRun {
       row.put("time/env_s", tr.nanosEnv / 1e9);
       row.put("time/forward_s", tr.nanosForward / 1e9);
       row.put("time/learn_s", tr.nanosLearn / 1e9);
+      row.put("charts/target_rate", nanToNull(tr.targetRate()));
+      Trainer.PlrStats ps = tr.plrStats();
+      if (ps != null) {
+        row.put("plr/buffer_size", ps.buffer());
+        row.put("plr/replay_fraction", nanToNull(ps.replayFraction()));
+        row.put("plr/mean_score", nanToNull(ps.meanScore()));
+        row.put("plr/max_score", nanToNull(ps.maxScore()));
+        row.put("plr/replay_episodes", ps.replayEpisodes());
+        row.put("plr/replay_solve_rate", nanToNull(ps.replaySolveRate()));
+        row.put("plr/replay_target_rate", nanToNull(ps.replayTargetRate()));
+        row.put("plr/new_episodes", ps.newEpisodes());
+        row.put("plr/new_solve_rate", nanToNull(ps.newSolveRate()));
+        row.put("plr/new_target_rate", nanToNull(ps.newTargetRate()));
+      }
       boolean validate = !last && r.valInterval() > 0 && m.iteration() % r.valInterval() == 0;
       if (validate) {
         val = Trainer.validate(tr.policy(), setup.validation());
@@ -251,7 +265,7 @@ public final class TrainingRun {
         log.printf("val: iter %d step %d solve_rate %.4f (%d levels)%n", m.iteration(), m.globalStep(), val, setup.validation().size());
       }
       appendMetrics(row);
-      log.println(stepLine(m, total, now, sps));
+      log.println(stepLine(m, total, now, sps) + plrLine(tr));
       dash.update(m, total, r.totalSteps(), now, sps, avgSps, val, nEnv, nFwd, nLearn, stepLine(m, total, now, sps));
       if (stopAfter >= 0 && iterationsHere >= stopAfter) {
         return new Result(run, false, false, now, tr.globalStep(), tr.iteration(), lastCheckpoint, val, m.solveRate());
@@ -322,6 +336,16 @@ public final class TrainingRun {
         "step: iter %d/%d steps %d wall %.1fs sps %.0f solve %.4f return %.3f length %.1f pg %.4f vf %.4f ent %.4f kl %.5f clip %.4f lr %.3g gnorm %.3f",
         m.iteration(), total, m.globalStep(), now, sps, m.solveRate(), m.episodicReturn(), m.episodicLength(),
         m.policyLoss(), m.valueLoss(), m.entropy(), m.approxKl(), m.clipFrac(), m.learningRate(), m.gradNorm());
+  }
+
+  /** The step line's level-replay tail: target rate, buffer, replay fraction, mean score, solve rates replayed/new. */
+  static String plrLine(Trainer tr) {
+    Trainer.PlrStats p = tr.plrStats();
+    String t = String.format(" targets %.4f", tr.targetRate());
+    if (p == null) return t;
+    return t + String.format(" plr buf %d replay %.3f score %.4g max %.4g solve_replayed %.4f (%d) solve_new %.4f (%d)",
+        p.buffer(), p.replayFraction(), p.meanScore(), p.maxScore(), p.replaySolveRate(), p.replayEpisodes(),
+        p.newSolveRate(), p.newEpisodes());
   }
 
   private static Map<String, Object> metricsRow(Trainer.Metrics m, double now, double sps) {

@@ -65,4 +65,32 @@ class RecipeTest {
     assertThat(Engine.policy(Recipe.PINNED, 3)).isInstanceOf(dev.speedrun.nn.DefaultPolicy.class);
     assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("policy", "mlp"))).isInstanceOf(UserError.class).hasMessageContaining("policy");
   }
+
+  @Test
+  void levelSamplingFields() {
+    Recipe r = Recipe.PINNED.with(Map.of("levelSampling", "plr", "plrReplayProb", "0.3", "plrBufferSize", "100", "plrMinBuffer", "50"));
+    assertThat(r.levelSampling()).isEqualTo("plr");
+    assertThat(r.plrReplayProb()).isEqualTo(0.3f);
+    assertThat(Recipe.PINNED.levelSampling()).isEqualTo("uniform");
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("levelSampling", "greedy"))).isInstanceOf(UserError.class)
+        .hasMessageContaining("levelSampling");
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("plrReplayProb", "1.5"))).isInstanceOf(UserError.class);
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("plrTemperature", "0"))).isInstanceOf(UserError.class);
+    assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("plrMinBuffer", "5000"))).isInstanceOf(UserError.class)
+        .hasMessageContaining("plrMinBuffer");
+    assertThat(Recipe.PINNED.with(Map.of("plrBufferSize", "10")).plrMinBuffer()).as("0 = a full buffer").isZero();
+  }
+
+  /** Checkpoints written before the level-sampling fields existed match a recipe that keeps them at their defaults. */
+  @Test
+  void storedRecipeTextWithoutLaterFields() {
+    Recipe r = Recipe.PINNED.with(Map.of("numEnvs", "64"));
+    String now = r.toString();
+    String old = now.substring(0, now.indexOf(", levelSampling=")) + "]";
+    assertThat(r.matchesStored(now)).isTrue();
+    assertThat(r.matchesStored(old)).isTrue();
+    assertThat(Recipe.PINNED.matchesStored(old)).isFalse();
+    assertThat(r.with(Map.of("levelSampling", "plr")).matchesStored(old)).isFalse();
+    assertThat(r.with(Map.of("plrBufferSize", "5000")).matchesStored(old)).isFalse();
+  }
 }

@@ -26,8 +26,28 @@ class TrainingRunTest {
   }
 
   static TrainingRun.Setup setup(Recipe r, long seed) {
-    return new TrainingRun.Setup(r, Map.of("test", "1"), seed, 1, LevelSampler.uniform(EASY, seed), EASY_VAL.subList(0, 20),
-        "generated easy levels", Fixtures.small());
+    LevelSampler train = r.levelSampling().equals("uniform") ? LevelSampler.uniform(EASY, seed)
+        : TrainingLevels.sampler(r, EASY_STORE, seed);
+    return new TrainingRun.Setup(r, Map.of("test", "1"), seed, 1, train, EASY_VAL.subList(0, 20), "generated easy levels",
+        Fixtures.small());
+  }
+
+  static final dev.speedrun.sokoban.LevelStore EASY_STORE = dev.speedrun.sokoban.LevelStore.of("easy", "easy.txt",
+      EASY.stream().map(l -> padded(l)).toList());
+
+  /** A level padded with walls to 10x10 (a store holds levels of one size). */
+  static Level padded(Level l) {
+    byte[] cells = new byte[100];
+    LevelSampler.pad10(l, cells, 0);
+    return new Level(10, 10, cells);
+  }
+
+  /** Level replay on the easy levels, with a buffer small enough to fill and replay within the short run. */
+  static Recipe plr(Map<String, String> more) {
+    Map<String, String> m = new java.util.HashMap<>(Map.of("levelSampling", "plr", "plrBufferSize", "24", "plrMinBuffer", "8",
+        "plrTemperature", "0.3"));
+    m.putAll(more);
+    return small(m);
   }
 
   @Test
@@ -68,6 +88,116 @@ class TrainingRunTest {
     assertThat(Files.readAllBytes(a.checkpoint().resolve("policy.safetensors")))
         .as("one update of lag changes the result").isNotEqualTo(Files.readAllBytes(plain.checkpoint().resolve("policy.safetensors")));
     killAndResume(tmp.resolve("k"), r);
+  }
+
+  @Test
+  void levelReplayRunIsDeterministicReplaysAndDiffersFromUniform(@TempDir Path tmp) throws Exception {
+    Recipe r = plr(Map.of());
+    TrainingRun.Result a = TrainingRun.start(setup(r, 5), tmp.resolve("a"), Dashboard.silent());
+    TrainingRun.Result b = TrainingRun.start(setup(r, 5), tmp.resolve("b"), Dashboard.silent());
+    assertSameCheckpoint(a.checkpoint(), b.checkpoint());
+    assertThat(plrFigures(tmp.resolve("a/metrics.jsonl"))).isEqualTo(plrFigures(tmp.resolve("b/metrics.jsonl")));
+    // Replays happened and were logged: some iteration replayed, the buffer filled.
+    List<Map<String, Object>> rows = rows(tmp.resolve("a/metrics.jsonl"));
+    double maxReplay = rows.stream().filter(m -> m.get("plr/replay_fraction") != null)
+        .mapToDouble(m -> ((Number) m.get("plr/replay_fraction")).doubleValue()).max().orElse(0);
+    assertThat(maxReplay).isGreaterThan(0);
+    assertThat(rows.get(7).get("plr/buffer_size")).isEqualTo(24);
+    assertThat(rows.get(7)).containsKeys("plr/mean_score", "plr/replay_solve_rate", "plr/new_solve_rate", "charts/target_rate");
+    assertThat(Files.readString(tmp.resolve("a/log.txt"))).contains(" plr buf 24 replay ");
+    // The same levels with uniform sampling train another policy.
+    TrainingRun.Result u = TrainingRun.start(setup(TrainingRunTest.small(Map.of()), 5), tmp.resolve("u"), Dashboard.silent());
+    assertThat(Files.readAllBytes(a.checkpoint().resolve("policy.safetensors")))
+        .isNotEqualTo(Files.readAllBytes(u.checkpoint().resolve("policy.safetensors")));
+  }
+
+  /** Without replays, level replay plays the uniform stream: the same policy as the uniform sampler over the same store. */
+  @Test
+  void levelReplayWithoutReplaysTrainsLikeUniform(@TempDir Path tmp) throws Exception {
+    Recipe u = small(Map.of());
+    Recipe p = plr(Map.of("plrReplayProb", "0"));
+    var su = new TrainingRun.Setup(u, Map.of(), 5, 1, TrainingLevels.sampler(u, EASY_STORE, 5), EASY_VAL.subList(0, 20), "easy",
+        Fixtures.small());
+    TrainingRun.Result a = TrainingRun.start(su, tmp.resolve("u"), Dashboard.silent());
+    TrainingRun.Result b = TrainingRun.start(setup(p, 5), tmp.resolve("p"), Dashboard.silent());
+    assertThat(Files.readAllBytes(a.checkpoint().resolve("policy.safetensors")))
+        .isEqualTo(Files.readAllBytes(b.checkpoint().resolve("policy.safetensors")));
+  }
+
+  @Test
+  void levelReplayRunResumesBitIdentical(@TempDir Path tmp) throws Exception {
+    killAndResume(tmp, plr(Map.of()));
+  }
+
+  /** With overlap, the pending batch's level record travels through the checkpoint too. */
+  @Test
+  void overlappedLevelReplayRunResumesBitIdentical(@TempDir Path tmp) throws Exception {
+    Recipe r = plr(Map.of("overlap", "true"));
+    TrainingRun.Result a = TrainingRun.start(setup(r, 5), tmp.resolve("a"), Dashboard.silent());
+    TrainingRun.Result b = TrainingRun.start(setup(r, 5), tmp.resolve("b"), Dashboard.silent());
+    assertSameCheckpoint(a.checkpoint(), b.checkpoint());
+    killAndResume(tmp.resolve("k"), r);
+  }
+
+  /**
+   * A checkpoint written before the level-sampling fields existed (its recipe text lacks them)
+   * still resumes a uniform run, bit-identical to the uninterrupted run.
+   */
+  @Test
+  void checkpointFromBeforeLevelSamplingFieldsStillResumes(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of());
+    TrainingRun.Result whole = TrainingRun.start(setup(r, 9), tmp.resolve("whole"), Dashboard.silent());
+    TrainingRun.start(setup(r, 9), tmp.resolve("cut"), Dashboard.silent(), 5);
+    Path bin = tmp.resolve("cut/checkpoints/it-000004/trainer.bin");
+    String now = r.toString();
+    String old = now.substring(0, now.indexOf(", levelSampling=")) + "]";
+    rewriteRecipe(bin, now, old);
+    TrainingRun.Result resumed = TrainingRun.resume(setup(r, 9), tmp.resolve("cut"), Dashboard.silent());
+    assertSameCheckpoint(whole.checkpoint(), resumed.checkpoint());
+    // A plr recipe does not accept such a checkpoint.
+    assertThat(plr(Map.of()).matchesStored(old)).isFalse();
+  }
+
+  /** Replaces the recipe text in a trainer.bin (magic, version, seed, UTF recipe, ...) and fixes its checksum. */
+  private static void rewriteRecipe(Path bin, String from, String to) throws Exception {
+    byte[] all = Files.readAllBytes(bin);
+    var in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(all, 0, all.length - 8));
+    int magic = in.readInt(), version = in.readInt();
+    long seed = in.readLong();
+    assertThat(in.readUTF()).isEqualTo(from);
+    byte[] rest = in.readAllBytes();
+    var bytes = new java.io.ByteArrayOutputStream();
+    try (var out = new java.io.DataOutputStream(bytes)) {
+      out.writeInt(magic);
+      out.writeInt(version);
+      out.writeLong(seed);
+      out.writeUTF(to);
+      out.write(rest);
+    }
+    byte[] body = bytes.toByteArray();
+    var crc = new java.util.zip.CRC32();
+    crc.update(body);
+    byte[] fixed = java.util.Arrays.copyOf(body, body.length + 8);
+    java.nio.ByteBuffer.wrap(fixed, body.length, 8).putLong(crc.getValue());
+    Files.write(bin, fixed);
+  }
+
+  /** The level-replay figures of every metrics row (the rows also hold timings, which differ). */
+  private static List<Map<String, Object>> plrFigures(Path metrics) throws Exception {
+    return rows(metrics).stream().map(m -> {
+      Map<String, Object> f = new java.util.TreeMap<>();
+      m.forEach((k, v) -> {
+        if (k.startsWith("plr/") || k.equals("charts/target_rate")) f.put(k, v);
+      });
+      return (Map<String, Object>) f;
+    }).toList();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> rows(Path metrics) throws Exception {
+    List<Map<String, Object>> out = new java.util.ArrayList<>();
+    for (String l : Files.readAllLines(metrics)) out.add(TrainingRun.JSON.readValue(l, Map.class));
+    return out;
   }
 
   private static void killAndResume(Path tmp, Recipe r) throws Exception {
