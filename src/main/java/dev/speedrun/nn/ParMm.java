@@ -9,7 +9,7 @@ final class ParMm implements Workers.Task {
   private static final int AB = 0, ATB = 1, ABT = 2;
   private float[] a, b, c;
   private int ao, bo, co, m, n, k, kind;
-  private boolean acc;
+  private boolean acc, pack;
 
   void ab(Workers w, float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
     go(w, AB, a, ao, b, bo, c, co, m, n, k, acc);
@@ -35,6 +35,7 @@ final class ParMm implements Workers.Task {
     this.n = n;
     this.k = k;
     this.acc = acc;
+    this.pack = kind == ABT && Kernels.abtPacks(m, n, k);
     // Small products are not worth a wake-up.
     if ((long) m * n * k < 32 * 1024) run(0, 0, m);
     else w.run(this, m, 6);
@@ -46,7 +47,7 @@ final class ParMm implements Workers.Task {
     switch (kind) {
       case AB -> Kernels.broadcastRows(a, ao, k, 1, b, bo, c, co, from, to, n, k, acc);
       case ATB -> Kernels.broadcastRows(a, ao, 1, m, b, bo, c, co, from, to, n, k, acc);
-      default -> Kernels.abtRows(a, ao, b, bo, c, co, from, to, n, k, acc);
+      default -> Kernels.abtRows(a, ao, b, bo, c, co, from, to, n, k, acc, pack);
     }
   }
 }
