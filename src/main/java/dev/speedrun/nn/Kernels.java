@@ -342,20 +342,27 @@ public final class Kernels {
     }
   }
 
-  /** bt[p][j] = b[bo + j * k + p] for p < kb, j < n: rows of B in groups of 8, one cache line of Bt per p. */
+  /** bt[p][j] = b[bo + j * k + p] for p < kb, j < n: V rows of B at a time by gathers (one vector of Bt per p). */
   private static void transpose(float[] b, int bo, int k, float[] bt, int n, int kb) {
+    int[] idx = gatherIndex(k);
     int j = 0;
-    for (; j + 8 <= n; j += 8) {
-      int r0 = bo + j * k, r1 = r0 + k, r2 = r1 + k, r3 = r2 + k, r4 = r3 + k, r5 = r4 + k, r6 = r5 + k, r7 = r6 + k;
-      for (int p = 0, o = j; p < kb; p++, o += n) {
-        bt[o] = b[r0 + p]; bt[o + 1] = b[r1 + p]; bt[o + 2] = b[r2 + p]; bt[o + 3] = b[r3 + p];
-        bt[o + 4] = b[r4 + p]; bt[o + 5] = b[r5 + p]; bt[o + 6] = b[r6 + p]; bt[o + 7] = b[r7 + p];
-      }
+    for (; j + V <= n; j += V) {
+      int r0 = bo + j * k;
+      for (int p = 0, o = j; p < kb; p++, o += n) FloatVector.fromArray(F, b, r0 + p, idx, 0).intoArray(bt, o);
     }
     for (; j < n; j++) {
       int r = bo + j * k;
       for (int p = 0, o = j; p < kb; p++, o += n) bt[o] = b[r + p];
     }
+  }
+
+  private static final ThreadLocal<int[]> GATHER = ThreadLocal.withInitial(() -> new int[V]);
+
+  /** {0, k, 2k, ...}: the lanes of one column of V rows of B (per thread, rewritten when k changes). */
+  private static int[] gatherIndex(int k) {
+    int[] idx = GATHER.get();
+    if (idx[1 % V] != k) for (int l = 0; l < V; l++) idx[l] = l * k;
+    return idx;
   }
 
   /** One transposition buffer per thread, grown when a product needs more (allocated once per size, never per call). */

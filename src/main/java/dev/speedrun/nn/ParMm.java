@@ -1,8 +1,8 @@
 package dev.speedrun.nn;
 
 /**
- * The {@link Kernels} products split by rows of C over a {@link Workers} pool (6-row grain, the
- * register tile). Rows are independent, so the result is the same at every thread count. One
+ * The {@link Kernels} products split by rows of C over a {@link Workers} pool (12-row grain, a
+ * multiple of both register tiles' heights, 4 and 6). Rows are independent, so the result is the same at every thread count. One
  * instance per caller; it is its own task, so a call allocates nothing.
  */
 final class ParMm implements Workers.Task {
@@ -38,7 +38,7 @@ final class ParMm implements Workers.Task {
     this.pack = kind == ABT && Kernels.abtPacks(m, n, k);
     // Small products are not worth a wake-up.
     if ((long) m * n * k < 32 * 1024) run(0, 0, m);
-    else w.run(this, m, 6);
+    else w.run(this, m, 12);
     this.a = this.b = this.c = null;
   }
 
