@@ -128,7 +128,7 @@ public final class Kernels {
     // reloaded between blocks, so blocking changes no bits.
     for (int p0 = 0; p0 < k; p0 += KB) {
       int kb = Math.min(KB, k - p0);
-      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, c, co, i0, i1, n, kb, acc || p0 > 0);
+      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, n, c, co, n, i0, i1, n, kb, acc || p0 > 0);
     }
     if (k == 0 && !acc) for (int i = i0; i < i1; i++) java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0f);
   }
@@ -143,46 +143,46 @@ public final class Kernels {
   static final int MB = 60;
 
   /**
-   * One k-block: rows in blocks of MB; inside a block, column tiles outer so B's panel is reused.
+   * One k-block of C[i0..i1)[0..n) with row strides ldb (B) and ldc (C): rows in blocks of MB; inside a block, column tiles outer so B's panel is reused.
    * Register tile 4 x 4V (16 accumulators + 4 B vectors + 1 broadcast of AVX-512's 32 registers) or
    * 6 x 2V (12 + 2 + 1 of AVX2's 16). Leftover rows in 1-row x 4-vector tiles, leftover columns in
    * 4-row x 1-vector tiles, so tails keep 4 FMA chains in flight; the last n % V columns in scalar.
    */
-  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
-      int n, int k, boolean acc) {
+  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, int ldb, float[] c, int co, int ldc,
+      int i0, int i1, int n, int k, boolean acc) {
     int tw = WIDE ? 4 * V : 2 * V, th = WIDE ? 4 : 6;
     int nt = n - n % tw, n4 = n - n % (4 * V), n1 = n - n % V;
     for (int ib = i0; ib < i1; ib += MB) {
       int ie = Math.min(i1, ib + MB), it = ib + (ie - ib) / th * th;
       for (int j = 0; j < nt; j += tw) {
         if (WIDE) {
-          for (int i = ib; i < it; i += 4) tile4x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
+          for (int i = ib; i < it; i += 4) tile4x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
         } else {
-          for (int i = ib; i < it; i += 6) tile6x2(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
+          for (int i = ib; i < it; i += 6) tile6x2(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
         }
       }
       // Rows [it, ie) over the tiled columns.
       for (int i = it; i < ie; i++) {
         int j = 0;
-        for (; j < Math.min(n4, nt); j += 4 * V) tile1x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
-        for (; j < nt; j += V) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
+        for (; j < Math.min(n4, nt); j += 4 * V) tile1x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+        for (; j < nt; j += V) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * ldc + j, ldb, k, acc);
       }
       // Columns [nt, n1) over all rows of the block.
       for (int j = nt; j < n1; j += V) {
         int i = ib;
-        for (; i + 4 <= ie; i += 4) tile4x1(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
-        for (; i < ie; i++) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
+        for (; i + 4 <= ie; i += 4) tile4x1(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+        for (; i < ie; i++) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * ldc + j, ldb, k, acc);
       }
       for (int i = ib; i < ie; i++) {
-        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, n, c, co + i * n + j, k, acc);
+        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, ldb, c, co + i * ldc + j, k, acc);
       }
     }
   }
 
   /** C[4][4V] at (i, j) (+)= A rows i.. . B[k][j..]: 16 accumulators, one broadcast of A per row and 4 loads of B per p. */
-  private static void tile4x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int n, int k, boolean acc) {
+  private static void tile4x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
     int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
-    int c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
+    int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc;
     FloatVector x00, x01, x02, x03, x10, x11, x12, x13, x20, x21, x22, x23, x30, x31, x32, x33;
     if (acc) {
       x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + 1 * V); x02 = FloatVector.fromArray(F, c, c0 + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + 3 * V);
@@ -193,7 +193,7 @@ public final class Kernels {
       x00 = x01 = x02 = x03 = x10 = x11 = x12 = x13 = x20 = x21 = x22 = x23 = x30 = x31 = x32 = x33 = FloatVector.zero(F);
     }
     for (int p = 0; p < k; p++) {
-      int bq = bp + p * n, pa = p * ap;
+      int bq = bp + p * ldb, pa = p * ap;
       FloatVector b0 = FloatVector.fromArray(F, b, bq), b1 = FloatVector.fromArray(F, b, bq + 1 * V), b2 = FloatVector.fromArray(F, b, bq + 2 * V), b3 = FloatVector.fromArray(F, b, bq + 3 * V);
       FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
       x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
@@ -211,9 +211,9 @@ public final class Kernels {
   }
 
   /** C[4][1V] at (i, j) (+)= A rows i.. . B[k][j..]: 4 accumulators, one broadcast of A per row and 1 loads of B per p. */
-  private static void tile4x1(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int n, int k, boolean acc) {
+  private static void tile4x1(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
     int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
-    int c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
+    int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc;
     FloatVector x00, x10, x20, x30;
     if (acc) {
       x00 = FloatVector.fromArray(F, c, c0);
@@ -224,7 +224,7 @@ public final class Kernels {
       x00 = x10 = x20 = x30 = FloatVector.zero(F);
     }
     for (int p = 0; p < k; p++) {
-      int bq = bp + p * n, pa = p * ap;
+      int bq = bp + p * ldb, pa = p * ap;
       FloatVector b0 = FloatVector.fromArray(F, b, bq);
       FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
       x00 = v.fma(b0, x00);
@@ -242,7 +242,7 @@ public final class Kernels {
   }
 
   /** C[1][4V] at (i, j) (+)= A rows i.. . B[k][j..]: 4 accumulators, one broadcast of A per row and 4 loads of B per p. */
-  private static void tile1x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int n, int k, boolean acc) {
+  private static void tile1x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
     FloatVector x00, x01, x02, x03;
     if (acc) {
       x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + 1 * V); x02 = FloatVector.fromArray(F, c, c0 + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + 3 * V);
@@ -250,7 +250,7 @@ public final class Kernels {
       x00 = x01 = x02 = x03 = FloatVector.zero(F);
     }
     for (int p = 0; p < k; p++) {
-      int bq = bp + p * n, pa = p * ap;
+      int bq = bp + p * ldb, pa = p * ap;
       FloatVector b0 = FloatVector.fromArray(F, b, bq), b1 = FloatVector.fromArray(F, b, bq + 1 * V), b2 = FloatVector.fromArray(F, b, bq + 2 * V), b3 = FloatVector.fromArray(F, b, bq + 3 * V);
       FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
       x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
@@ -260,9 +260,9 @@ public final class Kernels {
 
 
   /** C[6][2V] at (i, j) (+)= A rows i.. . B[k][j..]: the classic AVX2 sgemm shape. */
-  private static void tile6x2(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int n, int k, boolean acc) {
+  private static void tile6x2(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
     int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai, a4 = a3 + ai, a5 = a4 + ai;
-    int c1 = c0 + n, c2 = c1 + n, c3 = c2 + n, c4 = c3 + n, c5 = c4 + n;
+    int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc, c4 = c3 + ldc, c5 = c4 + ldc;
     FloatVector x00, x01, x10, x11, x20, x21, x30, x31, x40, x41, x50, x51;
     if (acc) {
       x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + V);
@@ -275,7 +275,7 @@ public final class Kernels {
       x00 = x01 = x10 = x11 = x20 = x21 = x30 = x31 = x40 = x41 = x50 = x51 = FloatVector.zero(F);
     }
     for (int p = 0; p < k; p++) {
-      int bq = bp + p * n, pa = p * ap;
+      int bq = bp + p * ldb, pa = p * ap;
       FloatVector b0 = FloatVector.fromArray(F, b, bq), b1 = FloatVector.fromArray(F, b, bq + V);
       FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
       x00 = v.fma(b0, x00); x01 = v.fma(b1, x01);
@@ -299,9 +299,9 @@ public final class Kernels {
   }
 
   /** C[1][V] at c0 (+)= A(one row from a0, p stride ap) . B[k][V] at b0 (row stride n). */
-  private static void row1(float[] a, int a0, int ap, float[] b, int b0, float[] c, int c0, int n, int k, boolean acc) {
+  private static void row1(float[] a, int a0, int ap, float[] b, int b0, float[] c, int c0, int ldb, int k, boolean acc) {
     FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0) : FloatVector.zero(F);
-    for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, b0 + p * n), x0);
+    for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, b0 + p * ldb), x0);
     x0.intoArray(c, c0);
   }
 
@@ -325,20 +325,28 @@ public final class Kernels {
 
   /**
    * Rows [i0, i1) of C[m][n] (+)= A[m][k] . B[n][k]^T. With {@code pack} (see {@link #abtPacks}),
-   * each k-block of B is transposed into Bt[kb][n] and {@link #broadcastBlock} runs on it: each
-   * element is then the same FMA chain over p as in {@code ab}. Otherwise {@link #abtDotRows}.
+   * {@link #abtPacked} over all columns; otherwise {@link #abtDotRows}.
    */
   static void abtRows(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int n, int k, boolean acc,
       boolean pack) {
-    if (!pack) {
-      abtDotRows(a, ao, b, bo, c, co, i0, i1, n, k, acc);
-      return;
-    }
-    float[] bt = packBuffer(Math.min(KB, k) * n);
+    if (pack) abtPacked(a, ao, b, bo, c, co, i0, i1, 0, n, n, k, acc);
+    else abtDotRows(a, ao, b, bo, c, co, i0, i1, n, k, acc);
+  }
+
+  /**
+   * C[i0..i1)[j0..j1) (+)= A . B^T for C[m][n]: each k-block of rows j0..j1 of B is transposed into
+   * Bt[kb][j1 - j0] and {@link #broadcastBlock} runs on it, so each element is the same FMA chain
+   * over p as in {@code ab}, whichever rows and columns a worker was given.
+   */
+  static void abtPacked(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int j0, int j1, int n, int k,
+      boolean acc) {
+    int w = j1 - j0;
+    if (w <= 0) return;
+    float[] bt = packBuffer(Math.min(KB, k) * w);
     for (int p0 = 0; p0 < k; p0 += KB) {
       int kb = Math.min(KB, k - p0);
-      transpose(b, bo + p0, k, bt, n, kb);
-      broadcastBlock(a, ao + p0, k, 1, bt, 0, c, co, i0, i1, n, kb, acc || p0 > 0);
+      transpose(b, bo + j0 * k + p0, k, bt, w, kb);
+      broadcastBlock(a, ao + p0, k, 1, bt, 0, w, c, co + j0, n, i0, i1, w, kb, acc || p0 > 0);
     }
   }
 

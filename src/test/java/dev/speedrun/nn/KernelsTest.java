@@ -92,6 +92,31 @@ class KernelsTest {
   }
 
   @Test
+  void parallelProductsMatchOneThreadBitForBit() {
+    // ParMm splits ab/atb by rows and a packed abt by columns (or rows when narrow); 1 and 2 threads
+    // must agree exactly, and agree with the single-call kernels.
+    try (Workers one = new Workers(1); Workers two = new Workers(2)) {
+      for (int[] s : new int[][] {{64, 128, 128}, {70, 200, 33}, {256, 64, 64}, {9, 300, 40}, {100, 5, 64}}) {
+        int m = s[0], n = s[1], k = s[2];
+        Rng rng = new Rng(m + 7L * n + 13L * k);
+        float[] a = DefaultPolicyTest.randomFloats(rng, m * k, 1f), b = DefaultPolicyTest.randomFloats(rng, Math.max(n, m) * k, 1f);
+        float[] c0 = DefaultPolicyTest.randomFloats(rng, m * n, 1f);
+        for (int kind = 0; kind < 3; kind++) {
+          float[] c1 = c0.clone(), c2 = c0.clone(), c3 = c0.clone();
+          ParMm mm = new ParMm();
+          switch (kind) {
+            case 0 -> { mm.ab(one, a, 0, b, 0, c1, 0, m, n, k, true); mm.ab(two, a, 0, b, 0, c2, 0, m, n, k, true); Kernels.ab(a, 0, b, 0, c3, 0, m, n, k, true); }
+            case 1 -> { mm.atb(one, a, 0, b, 0, c1, 0, m, n, k, true); mm.atb(two, a, 0, b, 0, c2, 0, m, n, k, true); Kernels.atb(a, 0, b, 0, c3, 0, m, n, k, true); }
+            default -> { mm.abt(one, a, 0, b, 0, c1, 0, m, n, k, true); mm.abt(two, a, 0, b, 0, c2, 0, m, n, k, true); Kernels.abt(a, 0, b, 0, c3, 0, m, n, k, true); }
+          }
+          assertThat(c2).as("kind %d %s", kind, java.util.Arrays.toString(s)).containsExactly(c1);
+          assertThat(c3).as("kind %d %s", kind, java.util.Arrays.toString(s)).containsExactly(c1);
+        }
+      }
+    }
+  }
+
+  @Test
   void expIsAccurateAndTheVectorAndScalarVersionsAgreeBitForBit() {
     Rng rng = new Rng(8);
     float[] x = new float[Kernels.V * 1000], y = new float[x.length];
