@@ -143,8 +143,8 @@ public final class Kernels {
   static final int MB = 60;
 
   /**
-   * One k-block of C[i0..i1)[0..n) with row strides ldb (B) and ldc (C): rows in blocks of MB; inside a block, column tiles outer so B's panel is reused.
-   * Register tile 4 x 4V (16 accumulators + 4 B vectors + 1 broadcast of AVX-512's 32 registers) or
+   * One k-block of C[i0..i1)[0..n), row strides ldb (B) and ldc (C): rows in blocks of MB; inside
+   * a block, column tiles outer so B's panel is reused. Register tile 4 x 4V (16 accumulators + 4 B vectors + 1 broadcast of AVX-512's 32 registers) or
    * 6 x 2V (12 + 2 + 1 of AVX2's 16). Leftover rows in 1-row x 4-vector tiles, leftover columns in
    * 4-row x 1-vector tiles, so tails keep 4 FMA chains in flight; the last n % V columns in scalar.
    */
@@ -210,7 +210,7 @@ public final class Kernels {
     x30.intoArray(c, c3); x31.intoArray(c, c3 + 1 * V); x32.intoArray(c, c3 + 2 * V); x33.intoArray(c, c3 + 3 * V);
   }
 
-  /** C[4][1V] at (i, j) (+)= A rows i.. . B[k][j..]: 4 accumulators, one broadcast of A per row and 1 loads of B per p. */
+  /** C[4][1V] at (i, j) (+)= A rows i.. . B[k][j..]: 4 accumulators, one broadcast of A per row and one load of B per p. */
   private static void tile4x1(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
     int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
     int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc;
@@ -241,7 +241,7 @@ public final class Kernels {
     x30.intoArray(c, c3);
   }
 
-  /** C[1][4V] at (i, j) (+)= A rows i.. . B[k][j..]: 4 accumulators, one broadcast of A per row and 4 loads of B per p. */
+  /** C[1][4V] at (i, j) (+)= A row i . B[k][j..]: 4 accumulators, one broadcast of A and 4 loads of B per p. */
   private static void tile1x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
     FloatVector x00, x01, x02, x03;
     if (acc) {
@@ -298,7 +298,7 @@ public final class Kernels {
     x50.intoArray(c, c5); x51.intoArray(c, c5 + V);
   }
 
-  /** C[1][V] at c0 (+)= A(one row from a0, p stride ap) . B[k][V] at b0 (row stride n). */
+  /** C[1][V] at c0 (+)= A(one row from a0, p stride ap) . B[k][V] at b0 (row stride ldb). */
   private static void row1(float[] a, int a0, int ap, float[] b, int b0, float[] c, int c0, int ldb, int k, boolean acc) {
     FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0) : FloatVector.zero(F);
     for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, b0 + p * ldb), x0);
@@ -350,7 +350,7 @@ public final class Kernels {
     }
   }
 
-  /** bt[p][j] = b[bo + j * k + p] for p < kb, j < n: V rows of B at a time by gathers (one vector of Bt per p). */
+  /** bt[p][j] = b[bo + j * k + p] for p < kb, j < n: V rows of B at a time by gathers (one vector of Bt per p), the rest in scalar. */
   private static void transpose(float[] b, int bo, int k, float[] bt, int n, int kb) {
     int[] idx = gatherIndex(k);
     int j = 0;
