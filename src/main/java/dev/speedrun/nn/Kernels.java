@@ -103,7 +103,7 @@ public final class Kernels {
   private static final FloatVector ONE = FloatVector.broadcast(F, 1f);
 
   public static void abt(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
-    abtRows(a, ao, b, bo, c, co, 0, m, n, k, acc);
+    abtRows(a, ao, b, bo, c, co, 0, m, n, k, acc, abtPacks(m, n, k));
   }
 
   public static void ab(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
@@ -118,7 +118,8 @@ public final class Kernels {
    * Rows [i0, i1) of C[m][n] (+)= sum_p A(i, p) * B[p][n], where A(i, p) = a[ao + i*ai + p*ap]:
    * {@code ab} has (ai, ap) = (k, 1), {@code atb} has (1, m). One broadcast of A per row and one
    * load of B per vector per p; each C element is the same FMA chain over p whatever tile it falls
-   * in, so results do not depend on how rows are split between threads.
+   * in (tiles, tails and the scalar edge all run fma(A, B, c) in order of p), so results do not
+   * depend on the tile shape or on how rows are split between threads.
    */
   static void broadcastRows(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
       int n, int k, boolean acc) {
@@ -127,83 +128,180 @@ public final class Kernels {
     // reloaded between blocks, so blocking changes no bits.
     for (int p0 = 0; p0 < k; p0 += KB) {
       int kb = Math.min(KB, k - p0);
-      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, c, co, i0, i1, n, kb, acc || p0 > 0);
+      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, n, c, co, n, i0, i1, n, kb, acc || p0 > 0);
     }
     if (k == 0 && !acc) for (int i = i0; i < i1; i++) java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0f);
   }
 
-  static final int KB = 256;
+  /** With 32 vector registers (AVX-512, 16 lanes) the register tile is 4 rows x 4 vectors, else 6 x 2 (AVX2's 16 registers). */
+  static final boolean WIDE = V >= 16;
 
-  /** Rows per block: a multiple of the 6-row tile. */
+  /** k-block: B's panel of KB rows x one tile's columns stays in L1 (128 x 64 floats = 32 KB when wide). */
+  static final int KB = WIDE ? 128 : 256;
+
+  /** Rows per block: a multiple of both tile heights. */
   static final int MB = 60;
 
   /**
-   * One k-block: rows in blocks of MB; inside a block, column tiles outer so B's panel is reused.
-   * Register tile: 6 rows x 2 vectors of C (12 accumulators + 2 B vectors + 1 broadcast = 15 of
-   * AVX2's 16 registers), the classic AVX2 sgemm shape; leftover rows go one at a time.
+   * One k-block of C[i0..i1)[0..n), row strides ldb (B) and ldc (C): rows in blocks of MB; inside
+   * a block, column tiles outer so B's panel is reused. Register tile 4 x 4V (16 accumulators + 4 B vectors + 1 broadcast of AVX-512's 32 registers) or
+   * 6 x 2V (12 + 2 + 1 of AVX2's 16). Leftover rows in 1-row x 4-vector tiles, leftover columns in
+   * 4-row x 1-vector tiles, so tails keep 4 FMA chains in flight; the last n % V columns in scalar.
    */
-  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
-      int n, int k, boolean acc) {
-    int n2 = n - n % (2 * V), n1 = n - n % V;
+  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, int ldb, float[] c, int co, int ldc,
+      int i0, int i1, int n, int k, boolean acc) {
+    int tw = WIDE ? 4 * V : 2 * V, th = WIDE ? 4 : 6;
+    int nt = n - n % tw, n4 = n - n % (4 * V), n1 = n - n % V;
     for (int ib = i0; ib < i1; ib += MB) {
-      int ie = Math.min(i1, ib + MB), i6 = ib + (ie - ib) / 6 * 6;
-      for (int j = 0; j < n2; j += 2 * V) {
-        for (int i = ib; i < i6; i += 6) {
-          int a0 = ao + i * ai, a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai, a4 = a3 + ai, a5 = a4 + ai;
-          int c0 = co + i * n + j, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n, c4 = c3 + n, c5 = c4 + n;
-          FloatVector x00, x01, x10, x11, x20, x21, x30, x31, x40, x41, x50, x51;
-          if (acc) {
-            x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + V);
-            x10 = FloatVector.fromArray(F, c, c1); x11 = FloatVector.fromArray(F, c, c1 + V);
-            x20 = FloatVector.fromArray(F, c, c2); x21 = FloatVector.fromArray(F, c, c2 + V);
-            x30 = FloatVector.fromArray(F, c, c3); x31 = FloatVector.fromArray(F, c, c3 + V);
-            x40 = FloatVector.fromArray(F, c, c4); x41 = FloatVector.fromArray(F, c, c4 + V);
-            x50 = FloatVector.fromArray(F, c, c5); x51 = FloatVector.fromArray(F, c, c5 + V);
-          } else {
-            x00 = x01 = x10 = x11 = x20 = x21 = x30 = x31 = x40 = x41 = x50 = x51 = FloatVector.zero(F);
-          }
-          for (int p = 0; p < k; p++) {
-            int bp = bo + p * n + j, pa = p * ap;
-            FloatVector b0 = FloatVector.fromArray(F, b, bp), b1 = FloatVector.fromArray(F, b, bp + V);
-            FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
-            x00 = v.fma(b0, x00); x01 = v.fma(b1, x01);
-            v = FloatVector.broadcast(F, a[a1 + pa]);
-            x10 = v.fma(b0, x10); x11 = v.fma(b1, x11);
-            v = FloatVector.broadcast(F, a[a2 + pa]);
-            x20 = v.fma(b0, x20); x21 = v.fma(b1, x21);
-            v = FloatVector.broadcast(F, a[a3 + pa]);
-            x30 = v.fma(b0, x30); x31 = v.fma(b1, x31);
-            v = FloatVector.broadcast(F, a[a4 + pa]);
-            x40 = v.fma(b0, x40); x41 = v.fma(b1, x41);
-            v = FloatVector.broadcast(F, a[a5 + pa]);
-            x50 = v.fma(b0, x50); x51 = v.fma(b1, x51);
-          }
-          x00.intoArray(c, c0); x01.intoArray(c, c0 + V);
-          x10.intoArray(c, c1); x11.intoArray(c, c1 + V);
-          x20.intoArray(c, c2); x21.intoArray(c, c2 + V);
-          x30.intoArray(c, c3); x31.intoArray(c, c3 + V);
-          x40.intoArray(c, c4); x41.intoArray(c, c4 + V);
-          x50.intoArray(c, c5); x51.intoArray(c, c5 + V);
+      int ie = Math.min(i1, ib + MB), it = ib + (ie - ib) / th * th;
+      for (int j = 0; j < nt; j += tw) {
+        if (WIDE) {
+          for (int i = ib; i < it; i += 4) tile4x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+        } else {
+          for (int i = ib; i < it; i += 6) tile6x2(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
         }
       }
-      for (int j = n2; j < n1; j += V) {
-        for (int i = ib; i < i6; i++) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
-      }
-      for (int i = ib; i < i6; i++) {
-        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, n, c, co + i * n + j, k, acc);
-      }
-      for (int i = i6; i < ie; i++) {
+      // Rows [it, ie) over the tiled columns.
+      for (int i = it; i < ie; i++) {
         int j = 0;
-        for (; j < n1; j += V) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * n + j, n, k, acc);
-        for (; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, n, c, co + i * n + j, k, acc);
+        for (; j < Math.min(n4, nt); j += 4 * V) tile1x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+        for (; j < nt; j += V) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * ldc + j, ldb, k, acc);
+      }
+      // Columns [nt, n1) over all rows of the block.
+      for (int j = nt; j < n1; j += V) {
+        int i = ib;
+        for (; i + 4 <= ie; i += 4) tile4x1(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+        for (; i < ie; i++) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * ldc + j, ldb, k, acc);
+      }
+      for (int i = ib; i < ie; i++) {
+        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, ldb, c, co + i * ldc + j, k, acc);
       }
     }
   }
 
-  /** C[1][V] at c0 (+)= A(one row from a0, p stride ap) . B[k][V] at b0 (row stride n). */
-  private static void row1(float[] a, int a0, int ap, float[] b, int b0, float[] c, int c0, int n, int k, boolean acc) {
+  /** C[4][4V] at (i, j) (+)= A rows i.. . B[k][j..]: 16 accumulators, one broadcast of A per row and 4 loads of B per p. */
+  private static void tile4x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
+    int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
+    int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc;
+    FloatVector x00, x01, x02, x03, x10, x11, x12, x13, x20, x21, x22, x23, x30, x31, x32, x33;
+    if (acc) {
+      x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + 1 * V); x02 = FloatVector.fromArray(F, c, c0 + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + 3 * V);
+      x10 = FloatVector.fromArray(F, c, c1); x11 = FloatVector.fromArray(F, c, c1 + 1 * V); x12 = FloatVector.fromArray(F, c, c1 + 2 * V); x13 = FloatVector.fromArray(F, c, c1 + 3 * V);
+      x20 = FloatVector.fromArray(F, c, c2); x21 = FloatVector.fromArray(F, c, c2 + 1 * V); x22 = FloatVector.fromArray(F, c, c2 + 2 * V); x23 = FloatVector.fromArray(F, c, c2 + 3 * V);
+      x30 = FloatVector.fromArray(F, c, c3); x31 = FloatVector.fromArray(F, c, c3 + 1 * V); x32 = FloatVector.fromArray(F, c, c3 + 2 * V); x33 = FloatVector.fromArray(F, c, c3 + 3 * V);
+    } else {
+      x00 = x01 = x02 = x03 = x10 = x11 = x12 = x13 = x20 = x21 = x22 = x23 = x30 = x31 = x32 = x33 = FloatVector.zero(F);
+    }
+    for (int p = 0; p < k; p++) {
+      int bq = bp + p * ldb, pa = p * ap;
+      FloatVector b0 = FloatVector.fromArray(F, b, bq), b1 = FloatVector.fromArray(F, b, bq + 1 * V), b2 = FloatVector.fromArray(F, b, bq + 2 * V), b3 = FloatVector.fromArray(F, b, bq + 3 * V);
+      FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+      x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
+      v = FloatVector.broadcast(F, a[a1 + pa]);
+      x10 = v.fma(b0, x10); x11 = v.fma(b1, x11); x12 = v.fma(b2, x12); x13 = v.fma(b3, x13);
+      v = FloatVector.broadcast(F, a[a2 + pa]);
+      x20 = v.fma(b0, x20); x21 = v.fma(b1, x21); x22 = v.fma(b2, x22); x23 = v.fma(b3, x23);
+      v = FloatVector.broadcast(F, a[a3 + pa]);
+      x30 = v.fma(b0, x30); x31 = v.fma(b1, x31); x32 = v.fma(b2, x32); x33 = v.fma(b3, x33);
+    }
+    x00.intoArray(c, c0); x01.intoArray(c, c0 + 1 * V); x02.intoArray(c, c0 + 2 * V); x03.intoArray(c, c0 + 3 * V);
+    x10.intoArray(c, c1); x11.intoArray(c, c1 + 1 * V); x12.intoArray(c, c1 + 2 * V); x13.intoArray(c, c1 + 3 * V);
+    x20.intoArray(c, c2); x21.intoArray(c, c2 + 1 * V); x22.intoArray(c, c2 + 2 * V); x23.intoArray(c, c2 + 3 * V);
+    x30.intoArray(c, c3); x31.intoArray(c, c3 + 1 * V); x32.intoArray(c, c3 + 2 * V); x33.intoArray(c, c3 + 3 * V);
+  }
+
+  /** C[4][1V] at (i, j) (+)= A rows i.. . B[k][j..]: 4 accumulators, one broadcast of A per row and one load of B per p. */
+  private static void tile4x1(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
+    int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai;
+    int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc;
+    FloatVector x00, x10, x20, x30;
+    if (acc) {
+      x00 = FloatVector.fromArray(F, c, c0);
+      x10 = FloatVector.fromArray(F, c, c1);
+      x20 = FloatVector.fromArray(F, c, c2);
+      x30 = FloatVector.fromArray(F, c, c3);
+    } else {
+      x00 = x10 = x20 = x30 = FloatVector.zero(F);
+    }
+    for (int p = 0; p < k; p++) {
+      int bq = bp + p * ldb, pa = p * ap;
+      FloatVector b0 = FloatVector.fromArray(F, b, bq);
+      FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+      x00 = v.fma(b0, x00);
+      v = FloatVector.broadcast(F, a[a1 + pa]);
+      x10 = v.fma(b0, x10);
+      v = FloatVector.broadcast(F, a[a2 + pa]);
+      x20 = v.fma(b0, x20);
+      v = FloatVector.broadcast(F, a[a3 + pa]);
+      x30 = v.fma(b0, x30);
+    }
+    x00.intoArray(c, c0);
+    x10.intoArray(c, c1);
+    x20.intoArray(c, c2);
+    x30.intoArray(c, c3);
+  }
+
+  /** C[1][4V] at (i, j) (+)= A row i . B[k][j..]: 4 accumulators, one broadcast of A and 4 loads of B per p. */
+  private static void tile1x4(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
+    FloatVector x00, x01, x02, x03;
+    if (acc) {
+      x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + 1 * V); x02 = FloatVector.fromArray(F, c, c0 + 2 * V); x03 = FloatVector.fromArray(F, c, c0 + 3 * V);
+    } else {
+      x00 = x01 = x02 = x03 = FloatVector.zero(F);
+    }
+    for (int p = 0; p < k; p++) {
+      int bq = bp + p * ldb, pa = p * ap;
+      FloatVector b0 = FloatVector.fromArray(F, b, bq), b1 = FloatVector.fromArray(F, b, bq + 1 * V), b2 = FloatVector.fromArray(F, b, bq + 2 * V), b3 = FloatVector.fromArray(F, b, bq + 3 * V);
+      FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+      x00 = v.fma(b0, x00); x01 = v.fma(b1, x01); x02 = v.fma(b2, x02); x03 = v.fma(b3, x03);
+    }
+    x00.intoArray(c, c0); x01.intoArray(c, c0 + 1 * V); x02.intoArray(c, c0 + 2 * V); x03.intoArray(c, c0 + 3 * V);
+  }
+
+
+  /** C[6][2V] at (i, j) (+)= A rows i.. . B[k][j..]: the classic AVX2 sgemm shape. */
+  private static void tile6x2(float[] a, int a0, int ai, int ap, float[] b, int bp, float[] c, int c0, int ldb, int ldc, int k, boolean acc) {
+    int a1 = a0 + ai, a2 = a1 + ai, a3 = a2 + ai, a4 = a3 + ai, a5 = a4 + ai;
+    int c1 = c0 + ldc, c2 = c1 + ldc, c3 = c2 + ldc, c4 = c3 + ldc, c5 = c4 + ldc;
+    FloatVector x00, x01, x10, x11, x20, x21, x30, x31, x40, x41, x50, x51;
+    if (acc) {
+      x00 = FloatVector.fromArray(F, c, c0); x01 = FloatVector.fromArray(F, c, c0 + V);
+      x10 = FloatVector.fromArray(F, c, c1); x11 = FloatVector.fromArray(F, c, c1 + V);
+      x20 = FloatVector.fromArray(F, c, c2); x21 = FloatVector.fromArray(F, c, c2 + V);
+      x30 = FloatVector.fromArray(F, c, c3); x31 = FloatVector.fromArray(F, c, c3 + V);
+      x40 = FloatVector.fromArray(F, c, c4); x41 = FloatVector.fromArray(F, c, c4 + V);
+      x50 = FloatVector.fromArray(F, c, c5); x51 = FloatVector.fromArray(F, c, c5 + V);
+    } else {
+      x00 = x01 = x10 = x11 = x20 = x21 = x30 = x31 = x40 = x41 = x50 = x51 = FloatVector.zero(F);
+    }
+    for (int p = 0; p < k; p++) {
+      int bq = bp + p * ldb, pa = p * ap;
+      FloatVector b0 = FloatVector.fromArray(F, b, bq), b1 = FloatVector.fromArray(F, b, bq + V);
+      FloatVector v = FloatVector.broadcast(F, a[a0 + pa]);
+      x00 = v.fma(b0, x00); x01 = v.fma(b1, x01);
+      v = FloatVector.broadcast(F, a[a1 + pa]);
+      x10 = v.fma(b0, x10); x11 = v.fma(b1, x11);
+      v = FloatVector.broadcast(F, a[a2 + pa]);
+      x20 = v.fma(b0, x20); x21 = v.fma(b1, x21);
+      v = FloatVector.broadcast(F, a[a3 + pa]);
+      x30 = v.fma(b0, x30); x31 = v.fma(b1, x31);
+      v = FloatVector.broadcast(F, a[a4 + pa]);
+      x40 = v.fma(b0, x40); x41 = v.fma(b1, x41);
+      v = FloatVector.broadcast(F, a[a5 + pa]);
+      x50 = v.fma(b0, x50); x51 = v.fma(b1, x51);
+    }
+    x00.intoArray(c, c0); x01.intoArray(c, c0 + V);
+    x10.intoArray(c, c1); x11.intoArray(c, c1 + V);
+    x20.intoArray(c, c2); x21.intoArray(c, c2 + V);
+    x30.intoArray(c, c3); x31.intoArray(c, c3 + V);
+    x40.intoArray(c, c4); x41.intoArray(c, c4 + V);
+    x50.intoArray(c, c5); x51.intoArray(c, c5 + V);
+  }
+
+  /** C[1][V] at c0 (+)= A(one row from a0, p stride ap) . B[k][V] at b0 (row stride ldb). */
+  private static void row1(float[] a, int a0, int ap, float[] b, int b0, float[] c, int c0, int ldb, int k, boolean acc) {
     FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0) : FloatVector.zero(F);
-    for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, b0 + p * n), x0);
+    for (int p = 0; p < k; p++) x0 = FloatVector.broadcast(F, a[a0 + p * ap]).fma(FloatVector.fromArray(F, b, b0 + p * ldb), x0);
     x0.intoArray(c, c0);
   }
 
@@ -215,10 +313,81 @@ public final class Kernels {
   }
 
   /**
-   * Rows [i0, i1) of C[m][n] (+)= A[m][k] . B[n][k]^T: dot products along k, a tile of 2 rows of A
-   * by 4 rows of B (8 vector accumulators, reduced across lanes at the end), k tail in scalar.
+   * Whether {@code abt} at C[m][n], inner k transposes B (a k-block at a time, into a per-thread
+   * buffer) and runs the {@code ab} kernel on it: from 16 rows the transposition (n*k moves per
+   * call) is small beside the m*n*k FMAs and the register tile runs near peak, where dot products
+   * along k spend as long on their lane reductions as on the FMAs. Decided on the whole product, not
+   * on a worker's rows, so every thread count computes every element the same way.
    */
-  static void abtRows(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int n, int k, boolean acc) {
+  static boolean abtPacks(int m, int n, int k) {
+    return m >= 16 && n >= V && k > 0;
+  }
+
+  /**
+   * Rows [i0, i1) of C[m][n] (+)= A[m][k] . B[n][k]^T. With {@code pack} (see {@link #abtPacks}),
+   * {@link #abtPacked} over all columns; otherwise {@link #abtDotRows}.
+   */
+  static void abtRows(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int n, int k, boolean acc,
+      boolean pack) {
+    if (pack) abtPacked(a, ao, b, bo, c, co, i0, i1, 0, n, n, k, acc);
+    else abtDotRows(a, ao, b, bo, c, co, i0, i1, n, k, acc);
+  }
+
+  /**
+   * C[i0..i1)[j0..j1) (+)= A . B^T for C[m][n]: each k-block of rows j0..j1 of B is transposed into
+   * Bt[kb][j1 - j0] and {@link #broadcastBlock} runs on it, so each element is the same FMA chain
+   * over p as in {@code ab}, whichever rows and columns a worker was given.
+   */
+  static void abtPacked(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int j0, int j1, int n, int k,
+      boolean acc) {
+    int w = j1 - j0;
+    if (w <= 0) return;
+    float[] bt = packBuffer(Math.min(KB, k) * w);
+    for (int p0 = 0; p0 < k; p0 += KB) {
+      int kb = Math.min(KB, k - p0);
+      transpose(b, bo + j0 * k + p0, k, bt, w, kb);
+      broadcastBlock(a, ao + p0, k, 1, bt, 0, w, c, co + j0, n, i0, i1, w, kb, acc || p0 > 0);
+    }
+  }
+
+  /** bt[p][j] = b[bo + j * k + p] for p < kb, j < n: V rows of B at a time by gathers (one vector of Bt per p), the rest in scalar. */
+  private static void transpose(float[] b, int bo, int k, float[] bt, int n, int kb) {
+    int[] idx = gatherIndex(k);
+    int j = 0;
+    for (; j + V <= n; j += V) {
+      int r0 = bo + j * k;
+      for (int p = 0, o = j; p < kb; p++, o += n) FloatVector.fromArray(F, b, r0 + p, idx, 0).intoArray(bt, o);
+    }
+    for (; j < n; j++) {
+      int r = bo + j * k;
+      for (int p = 0, o = j; p < kb; p++, o += n) bt[o] = b[r + p];
+    }
+  }
+
+  private static final ThreadLocal<int[]> GATHER = ThreadLocal.withInitial(() -> new int[V]);
+
+  /** {0, k, 2k, ...}: the lanes of one column of V rows of B (per thread, rewritten when k changes). */
+  private static int[] gatherIndex(int k) {
+    int[] idx = GATHER.get();
+    if (idx[1 % V] != k) for (int l = 0; l < V; l++) idx[l] = l * k;
+    return idx;
+  }
+
+  /** One transposition buffer per thread, grown when a product needs more (allocated once per size, never per call). */
+  private static final ThreadLocal<float[][]> PACK = ThreadLocal.withInitial(() -> new float[1][0]);
+
+  private static float[] packBuffer(int size) {
+    float[][] holder = PACK.get();
+    if (holder[0].length < size) holder[0] = new float[Math.max(size, holder[0].length * 2)];
+    return holder[0];
+  }
+
+  /**
+   * Rows [i0, i1) of C[m][n] (+)= A[m][k] . B[n][k]^T by dot products along k, for products too
+   * small to pay for packing (few rows, or n < V: the policy's logits and value heads): a tile of 2
+   * rows of A by 4 rows of B (8 vector accumulators, each reduced by {@link #sumLanes}), k tail in scalar.
+   */
+  static void abtDotRows(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int n, int k, boolean acc) {
     int kv = k - k % V;
     int i = i0;
     for (; i + 2 <= i1; i += 2) {

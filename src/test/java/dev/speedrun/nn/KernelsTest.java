@@ -27,7 +27,11 @@ class KernelsTest {
   }
 
   static final int[][] SHAPES = {{1, 1, 1}, {3, 5, 7}, {4, 64, 16}, {9, 70, 33}, {17, 130, 128}, {64, 128, 128}, {5, 384, 128},
-      {33, 16, 384}, {8, 5, 128}, {2, 1, 400}, {6, 40, 600}, {3, 3, 0}};
+      {33, 16, 384}, {8, 5, 128}, {2, 1, 400}, {6, 40, 600}, {3, 3, 0},
+      // Edges of the 4x4-vector and 6x2-vector tiles and of the 4x4 / 2x4 dot-product tiles: m, n, k off
+      // every tile multiple, k = 1, n < V, n < 4, more rows than a row block (60), k over a k-block (128).
+      {8, 64, 1}, {7, 68, 130}, {13, 211, 5}, {61, 80, 300}, {6, 3, 20}, {16, 7, 1}, {4, 4, 16}, {5, 100, 17},
+      {12, 200, 129}, {1, 70, 260}};
 
   @Test
   void abMatchesScalar() {
@@ -46,20 +50,70 @@ class KernelsTest {
 
   @Test
   void rowSplitsGiveBitIdenticalResults() {
-    // What the worker pool relies on: computing rows [0, m) at once or in pieces gives the same bits.
-    Rng rng = new Rng(4);
-    int m = 23, n = 100, k = 50;
-    float[] a = DefaultPolicyTest.randomFloats(rng, m * k, 1f), b = DefaultPolicyTest.randomFloats(rng, k * n, 1f);
-    float[] bt = DefaultPolicyTest.randomFloats(rng, n * k, 1f);
-    float[] c1 = new float[m * n], c2 = new float[m * n], d1 = new float[m * n], d2 = new float[m * n];
-    Kernels.broadcastRows(a, 0, k, 1, b, 0, c1, 0, 0, m, n, k, false);
-    Kernels.abtRows(a, 0, bt, 0, d1, 0, 0, m, n, k, false);
-    for (int[] r : new int[][] {{0, 5}, {5, 6}, {6, 13}, {13, 23}}) {
-      Kernels.broadcastRows(a, 0, k, 1, b, 0, c2, 0, r[0], r[1], n, k, false);
-      Kernels.abtRows(a, 0, bt, 0, d2, 0, r[0], r[1], n, k, false);
+    // What the worker pool relies on: computing rows [0, m) at once or in pieces gives the same bits,
+    // whether a row falls in a register tile or in the edge code for one split and not the other.
+    for (int[] s : new int[][] {{23, 100, 50}, {23, 103, 1}, {23, 70, 37}, {23, 130, 160}, {23, 3, 17}, {23, 12, 40}}) {
+      int m = s[0], n = s[1], k = s[2];
+      Rng rng = new Rng(4 + n + k);
+      float[] a = DefaultPolicyTest.randomFloats(rng, m * k, 1f), b = DefaultPolicyTest.randomFloats(rng, k * n, 1f);
+      float[] bt = DefaultPolicyTest.randomFloats(rng, n * k, 1f), at = DefaultPolicyTest.randomFloats(rng, k * m, 1f);
+      float[] c1 = new float[m * n], c2 = new float[m * n], d1 = new float[m * n], d2 = new float[m * n];
+      float[] e1 = new float[m * n], e2 = new float[m * n];
+      Kernels.broadcastRows(a, 0, k, 1, b, 0, c1, 0, 0, m, n, k, false);
+      Kernels.abtRows(a, 0, bt, 0, d1, 0, 0, m, n, k, false, Kernels.abtPacks(m, n, k));
+      Kernels.broadcastRows(at, 0, 1, m, b, 0, e1, 0, 0, m, n, k, false);
+      for (int[] r : new int[][] {{0, 5}, {5, 6}, {6, 13}, {13, 23}}) {
+        Kernels.broadcastRows(a, 0, k, 1, b, 0, c2, 0, r[0], r[1], n, k, false);
+        Kernels.abtRows(a, 0, bt, 0, d2, 0, r[0], r[1], n, k, false, Kernels.abtPacks(m, n, k));
+        Kernels.broadcastRows(at, 0, 1, m, b, 0, e2, 0, r[0], r[1], n, k, false);
+      }
+      assertThat(c2).as("ab %s", java.util.Arrays.toString(s)).containsExactly(c1);
+      assertThat(d2).as("abt %s", java.util.Arrays.toString(s)).containsExactly(d1);
+      assertThat(e2).as("atb %s", java.util.Arrays.toString(s)).containsExactly(e1);
     }
-    assertThat(c2).containsExactly(c1);
-    assertThat(d2).containsExactly(d1);
+  }
+
+  @Test
+  void packedAbtIsTheAbChainOnBTransposed() {
+    // Above the packing threshold, abt gives each element the bits of ab on an explicit B^T (one FMA
+    // chain over p in order), across k-blocks (k > 128) and column tails (n % V != 0).
+    for (int[] s : new int[][] {{16, 37, 300}, {20, 16, 1}, {33, 70, 129}}) {
+      int m = s[0], n = s[1], k = s[2];
+      assertThat(Kernels.abtPacks(m, n, k)).isTrue();
+      Rng rng = new Rng(12 + k);
+      float[] a = DefaultPolicyTest.randomFloats(rng, m * k, 1f), b = DefaultPolicyTest.randomFloats(rng, n * k, 1f);
+      float[] bt = new float[k * n];
+      for (int j = 0; j < n; j++) for (int p = 0; p < k; p++) bt[p * n + j] = b[j * k + p];
+      float[] c1 = DefaultPolicyTest.randomFloats(rng, m * n, 1f), c2 = c1.clone();
+      Kernels.abt(a, 0, b, 0, c1, 0, m, n, k, true);
+      Kernels.ab(a, 0, bt, 0, c2, 0, m, n, k, true);
+      assertThat(c1).containsExactly(c2);
+    }
+  }
+
+  @Test
+  void parallelProductsMatchOneThreadBitForBit() {
+    // ParMm splits ab/atb by rows and a packed abt by columns (or rows when narrow); 1 and 2 threads
+    // must agree exactly, and agree with the single-call kernels.
+    try (Workers one = new Workers(1); Workers two = new Workers(2)) {
+      for (int[] s : new int[][] {{64, 128, 128}, {70, 200, 33}, {256, 64, 64}, {9, 300, 40}, {100, 5, 64}}) {
+        int m = s[0], n = s[1], k = s[2];
+        Rng rng = new Rng(m + 7L * n + 13L * k);
+        float[] a = DefaultPolicyTest.randomFloats(rng, m * k, 1f), b = DefaultPolicyTest.randomFloats(rng, Math.max(n, m) * k, 1f);
+        float[] c0 = DefaultPolicyTest.randomFloats(rng, m * n, 1f);
+        for (int kind = 0; kind < 3; kind++) {
+          float[] c1 = c0.clone(), c2 = c0.clone(), c3 = c0.clone();
+          ParMm mm = new ParMm();
+          switch (kind) {
+            case 0 -> { mm.ab(one, a, 0, b, 0, c1, 0, m, n, k, true); mm.ab(two, a, 0, b, 0, c2, 0, m, n, k, true); Kernels.ab(a, 0, b, 0, c3, 0, m, n, k, true); }
+            case 1 -> { mm.atb(one, a, 0, b, 0, c1, 0, m, n, k, true); mm.atb(two, a, 0, b, 0, c2, 0, m, n, k, true); Kernels.atb(a, 0, b, 0, c3, 0, m, n, k, true); }
+            default -> { mm.abt(one, a, 0, b, 0, c1, 0, m, n, k, true); mm.abt(two, a, 0, b, 0, c2, 0, m, n, k, true); Kernels.abt(a, 0, b, 0, c3, 0, m, n, k, true); }
+          }
+          assertThat(c2).as("kind %d %s", kind, java.util.Arrays.toString(s)).containsExactly(c1);
+          assertThat(c3).as("kind %d %s", kind, java.util.Arrays.toString(s)).containsExactly(c1);
+        }
+      }
+    }
   }
 
   @Test
