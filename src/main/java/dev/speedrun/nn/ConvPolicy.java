@@ -3,6 +3,10 @@ package dev.speedrun.nn;
 import dev.speedrun.UserError;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * A recurrent actor-critic with spatial weight sharing: two 3x3 convolutions over the 4 x 10 x 10
@@ -37,7 +41,6 @@ import java.util.Arrays;
  */
 public final class ConvPolicy implements PolicyNet {
   public static final int OBS = 400, P = 100, SIDE = 10, PLANES = 4;
-  static final int CHUNK = 32; // rows per im2col chunk: 3,200 cells x 9C floats of scratch
 
   /**
    * Architecture and initialisation of a {@link ConvPolicy}; stored in checkpoints as JSON.
@@ -73,16 +76,15 @@ public final class ConvPolicy implements PolicyNet {
     }
   }
 
-  /** Encoder activations for up to {@code cap} rows. */
+  /** Encoder activations kept between calls, for up to {@code cap} rows. */
   private static final class Acts {
     int cap;
-    float[] a1, a2, x0; // [R][P][C], [R][P][C], [R][H]
+    float[] a2, x0; // [R][P][C] (+ V floats of slack for whole-vector reads), [R][H]
 
     void ensure(int rows, int c, int h) {
       if (rows > cap) {
         cap = rows;
-        a1 = new float[rows * P * c];
-        a2 = new float[rows * P * c];
+        a2 = new float[rows * P * c + V];
         x0 = new float[rows * h];
       }
     }
@@ -91,31 +93,69 @@ public final class ConvPolicy implements PolicyNet {
   /** Neighbour k (0..8, row-major 3x3) of cell p, or -1 outside the board. */
   private static final int[] NEIGHBOUR = new int[P * 9];
 
+  /** Padded maps: 12 x 12 cells with a zero border; cell p sits at PAD_OF[p], tap k at + OFF[k]. */
+  static final int SIDE_PAD = SIDE + 2, PP = SIDE_PAD * SIDE_PAD;
+  private static final int[] PAD_OF = new int[P], OFF = new int[9];
+
   static {
     for (int p = 0; p < P; p++) {
+      PAD_OF[p] = (p / SIDE + 1) * SIDE_PAD + p % SIDE + 1;
       for (int k = 0; k < 9; k++) {
         int y = p / SIDE + k / 3 - 1, x = p % SIDE + k % 3 - 1;
         NEIGHBOUR[p * 9 + k] = y < 0 || y >= SIDE || x < 0 || x >= SIDE ? -1 : y * SIDE + x;
       }
     }
+    for (int k = 0; k < 9; k++) OFF[k] = (k / 3 - 1) * SIDE_PAD + k % 3 - 1;
   }
 
+  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+  private static final int V = F.length();
+  /** Rows per block of the backward pass: weight gradients are summed per block, then blocks in order. */
+  static final int BLOCK = 32;
+  /** Rows per sub-chunk inside a block (keeps a chunk's padded maps in L2). */
+  static final int CHUNK = 8;
+
   private final Config cfg;
-  private final int C, H;
+  private final int C, H, CV; // CV = C rounded up to whole vectors: the stride of the re-laid weights
   private final Params params = new Params();
   private final Params.Tensor c1W, c1B, c2W, c2B, pW, pB;
   private final DefaultPolicy core;
   private final Acts roll = new Acts(), train = new Acts();
-  private float[] cols = new float[0]; // im2col scratch [CHUNK*P][9*max(4, C)]
-  private float[] da = new float[0], db = new float[0]; // backward scratch [R][P*C]
+  private Workers workers = SERIAL;
+  private final ParMm mm = new ParMm();
+  private static final Workers SERIAL = new Workers(1);
+
+  // Weights re-laid for the encoder, rebuilt from params by every pass (a few thousand floats, plus
+  // proj's transpose): conv1 as a table over the 16 patterns of a cell's 4 planes, per tap
+  // (t1[k][code][CV]), conv1 per tap and plane (w1[k][plane][CV]), conv2 per tap and input channel
+  // (w2f[k][ci][CV] = conv2.weight[co][ci][k] along co), its adjoint (w2b[k][co][CV] =
+  // conv2.weight[co][ci][8 - k] along ci), biases b1, b2 [CV], proj.weight^T [P*C][H].
+  private final float[] t1, w1, w2f, w2b, b1, b2;
+  private float[] pWT = new float[0];
+  private Scratch[] scratch = new Scratch[0];
+  private float[] part = new float[0]; // [blocks][PART]: per-block weight gradients of the backward pass
+  private final int PART; // w2 [9][C][CV], w1 [9][4][CV], b2 [CV], b1 [CV]
   private byte[] trainObs = new byte[0];
   private int trainRows;
   private boolean haveForward;
+
+  // The job of the worker tasks below (set before each Workers.run).
+  private Acts cur;
+  private byte[] curObs;
+  private final Workers.Task encodeTask = this::encodeRows, backTask = this::backwardRows;
+
+  /** One worker's buffers: padded maps of a chunk of rows, conv1 codes, active cells. */
+  private final class Scratch {
+    final float[] a1 = new float[CHUNK * PP * C + V], dz2 = new float[CHUNK * PP * C + V];
+    final float[] dz1 = new float[CHUNK * PP * C + V], da2 = new float[CHUNK * P * C + V];
+    final int[] code = new int[PP], act = new int[OBS];
+  }
 
   public ConvPolicy(Config cfg) {
     this.cfg = cfg;
     C = cfg.channels();
     H = cfg.hidden();
+    CV = (C + V - 1) / V * V;
     c1W = params.add("conv1.weight", C, PLANES, 3, 3);
     c1B = params.add("conv1.bias", C);
     c2W = params.add("conv2.weight", C, C, 3, 3);
@@ -123,7 +163,13 @@ public final class ConvPolicy implements PolicyNet {
     pW = params.add("proj.weight", H, P * C);
     pB = params.add("proj.bias", H);
     core = new DefaultPolicy(new DefaultPolicy.Config(H, cfg.layers(), cfg.actions(), cfg.seed()), params, false);
-    cols = new float[CHUNK * P * 9 * Math.max(PLANES, C)];
+    t1 = new float[9 * 16 * CV];
+    w1 = new float[9 * PLANES * CV];
+    w2f = new float[9 * C * CV];
+    w2b = new float[9 * C * CV];
+    b1 = new float[CV];
+    b2 = new float[CV];
+    PART = 9 * C * CV + 9 * PLANES * CV + 2 * CV;
     Rng rng = new Rng(Rng.mix(cfg.seed(), 0xC0471L, 0));
     // He-uniform for the ReLU layers (variance 2/fan_in), biases zero.
     uniform(rng, c1W, (float) Math.sqrt(6.0 / (PLANES * 9)));
@@ -141,9 +187,20 @@ public final class ConvPolicy implements PolicyNet {
   @Override public int stateSize() { return core.stateSize(); }
   @Override public Params params() { return params; }
 
-  /** Splits the core's work over {@code workers}; the encoder stays on the calling thread. */
+  /** Splits the encoder's and the core's work over {@code workers} (results do not depend on the thread count). */
   public void setWorkers(Workers workers) {
+    this.workers = workers;
     core.setWorkers(workers);
+  }
+
+  private Scratch[] scratch() {
+    int n = workers.threads();
+    if (scratch.length < n) {
+      Scratch[] s = Arrays.copyOf(scratch, n);
+      for (int i = scratch.length; i < n; i++) s[i] = new Scratch();
+      scratch = s;
+    }
+    return scratch;
   }
 
   /** As {@link DefaultPolicy#warmUp}: compiles the hot paths on a throwaway policy; returns seconds. */
@@ -151,7 +208,7 @@ public final class ConvPolicy implements PolicyNet {
     long t0 = System.nanoTime();
     ConvPolicy net = new ConvPolicy(cfg);
     net.setWorkers(workers);
-    int t = 2, b = 4, rows = t * b, a = cfg.actions(), s = net.stateSize();
+    int t = 2, b = 4 * BLOCK / 2, rows = t * b, a = cfg.actions(), s = net.stateSize();
     byte[] obs = new byte[rows * OBS];
     for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
     boolean[] reset = new boolean[rows];
@@ -179,88 +236,188 @@ public final class ConvPolicy implements PolicyNet {
     int rows = t * b;
     train.ensure(rows, C, H);
     if (trainObs.length < rows * OBS) trainObs = new byte[rows * OBS];
-    System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // the backward pass rebuilds conv1's columns
+    System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // the backward pass recomputes conv1 from it
     encode(train, obs, rows);
     core.forwardFrom(train.x0, resetBefore, h0, t, b, logits, values);
     trainRows = rows;
     haveForward = true;
   }
 
-  /** obs [R][4][P] -> a1, a2, x0 of {@code s}. */
+  /** Package-private for tests: the feature map a2 [n][P*C] and x0 [n][H] of a rollout step's encoder. */
+  float[][] encodeForTest(byte[] obs, int n) {
+    roll.ensure(n, C, H);
+    encode(roll, obs, n);
+    return new float[][] {Arrays.copyOf(roll.a2, n * P * C), Arrays.copyOf(roll.x0, n * H)};
+  }
+
+  /** obs [R][4][P] -> a2, x0 of {@code s}: the convolutions split over workers by rows, then proj. */
   private void encode(Acts s, byte[] obs, int rows) {
+    relayForward();
+    scratch();
+    cur = s;
+    curObs = obs;
+    workers.run(encodeTask, rows, 4);
+    cur = null;
+    curObs = null;
     float[] w = params.data;
-    int k1 = PLANES * 9, k2 = C * 9;
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-      int n = Math.min(CHUNK, rows - r0), cells = n * P;
-      im2colObs(obs, r0, n);
-      int o = r0 * P * C;
-      for (int q = 0; q < cells; q++) System.arraycopy(w, c1B.offset(), s.a1, o + q * C, C);
-      Kernels.abt(cols, 0, w, c1W.offset(), s.a1, o, cells, C, k1, true);
-      relu(s.a1, o, cells * C);
-      im2col(s.a1, r0, n);
-      for (int q = 0; q < cells; q++) System.arraycopy(w, c2B.offset(), s.a2, o + q * C, C);
-      Kernels.abt(cols, 0, w, c2W.offset(), s.a2, o, cells, C, k2, true);
-      relu(s.a2, o, cells * C);
-    }
     for (int r = 0; r < rows; r++) System.arraycopy(w, pB.offset(), s.x0, r * H, H);
-    Kernels.abt(s.a2, 0, w, pW.offset(), s.x0, 0, rows, H, P * C, true);
+    mm.ab(workers, s.a2, 0, pWT, 0, s.x0, 0, rows, H, P * C, true);
     relu(s.x0, 0, rows * H);
+  }
+
+  /** Rebuilds t1, w1, w2f, b1, b2 and pWT from params. */
+  private void relayForward() {
+    float[] w = params.data;
+    int o1 = c1W.offset(), o2 = c2W.offset();
+    Arrays.fill(t1, 0f);
+    for (int k = 0; k < 9; k++) {
+      for (int c = 0; c < C; c++) {
+        for (int pl = 0; pl < PLANES; pl++) w1[(k * PLANES + pl) * CV + c] = w[o1 + (c * PLANES + pl) * 9 + k];
+        for (int code = 1; code < 16; code++) {
+          float acc = 0f;
+          for (int pl = 0; pl < PLANES; pl++) if ((code >> pl & 1) != 0) acc += w[o1 + (c * PLANES + pl) * 9 + k];
+          t1[(k * 16 + code) * CV + c] = acc;
+        }
+        for (int ci = 0; ci < C; ci++) w2f[(k * C + ci) * CV + c] = w[o2 + (c * C + ci) * 9 + k];
+      }
+    }
+    System.arraycopy(w, c1B.offset(), b1, 0, C);
+    System.arraycopy(w, c2B.offset(), b2, 0, C);
+    int pc = P * C;
+    if (pWT.length < pc * H) pWT = new float[pc * H];
+    transpose(w, pW.offset(), H, pc, pWT);
+  }
+
+  /** dst[c][r] = src[off + r*cols + c] for a [rows][cols] matrix. */
+  private static void transpose(float[] src, int off, int rows, int cols, float[] dst) {
+    for (int r0 = 0; r0 < rows; r0 += 16) {
+      int r1 = Math.min(rows, r0 + 16);
+      for (int c0 = 0; c0 < cols; c0 += 16) {
+        int c1 = Math.min(cols, c0 + 16);
+        for (int r = r0; r < r1; r++) for (int c = c0; c < c1; c++) dst[c * rows + r] = src[off + r * cols + c];
+      }
+    }
+  }
+
+  /** Worker task: conv1 and conv2 of rows [r0, r1), one row at a time through the worker's padded a1. */
+  private void encodeRows(int worker, int r0, int r1) {
+    Scratch sc = scratch[worker];
+    for (int r = r0; r < r1; r++) {
+      conv1Row(curObs, r, sc, 0);
+      for (int j = 0; j < C; j += V) {
+        for (int y = 0; y < SIDE; y++) convTile(sc.a1, 0, w2f, j, y, b2, cur.a2, r * P * C, null, 0);
+      }
+    }
+  }
+
+  /**
+   * a1 (padded, [PP][C] at row slot {@code slot} of sc.a1) = relu(conv1(obs row r) + b1). Rows of
+   * 0/1 bytes (all observations) take the table path: 9 vector adds per cell, t1[k][code of the
+   * neighbour]; other bytes take the general path (a multiply-add per non-zero plane and tap).
+   */
+  private void conv1Row(byte[] obs, int r, Scratch sc, int slot) {
+    int ob = r * OBS, ao = slot * PP * C;
+    float[] a1 = sc.a1;
+    boolean binary = true;
+    for (int i = 0; i < OBS; i++) binary &= (obs[ob + i] & 0xFE) == 0;
+    if (binary) {
+      int[] code = sc.code; // its border stays 0 (an all-zero table row)
+      for (int p = 0; p < P; p++) {
+        code[PAD_OF[p]] = (obs[ob + p] | obs[ob + P + p] << 1 | obs[ob + 2 * P + p] << 2 | obs[ob + 3 * P + p] << 3) * CV;
+      }
+      for (int j = 0; j < C; j += V) {
+        VectorMask<Float> m = F.indexInRange(j, C);
+        FloatVector bias = FloatVector.fromArray(F, b1, j);
+        for (int p = 0; p < P; p++) {
+          int q = PAD_OF[p];
+          FloatVector acc = bias.add(FloatVector.fromArray(F, t1, code[q + OFF[0]] + j));
+          for (int k = 1; k < 9; k++) acc = acc.add(FloatVector.fromArray(F, t1, k * 16 * CV + code[q + OFF[k]] + j));
+          acc.max(0f).intoArray(a1, ao + q * C + j, m);
+        }
+      }
+    } else {
+      for (int j = 0; j < C; j += V) {
+        VectorMask<Float> m = F.indexInRange(j, C);
+        for (int p = 0; p < P; p++) {
+          FloatVector acc = FloatVector.fromArray(F, b1, j);
+          for (int k = 0; k < 9; k++) {
+            int nb = NEIGHBOUR[p * 9 + k];
+            if (nb < 0) continue;
+            for (int pl = 0; pl < PLANES; pl++) {
+              int v = obs[ob + pl * P + nb];
+              if (v != 0) acc = FloatVector.broadcast(F, (float) v).fma(FloatVector.fromArray(F, w1, (k * PLANES + pl) * CV + j), acc);
+            }
+          }
+          acc.max(0f).intoArray(a1, ao + PAD_OF[p] * C + j, m);
+        }
+      }
+    }
+  }
+
+  /**
+   * One board row y (10 cells) of a 3x3 convolution over a padded channels-last map, output channels
+   * [j, j + V): acc[x] = bias + sum_k sum_ci in[pad(y, x) + OFF[k]][ci] * w[k][ci][j...], ten
+   * accumulators so each weight vector load feeds ten FMAs. With {@code mask} null the output is
+   * relu(acc), written unpadded ([P][C]) at {@code oo}; otherwise it is acc where mask[...] > 0
+   * (the ReLU's derivative) else 0, written padded ([PP][C]) at {@code oo}, the mask read from the
+   * padded map at {@code mo}.
+   */
+  private void convTile(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, float[] mask, int mo) {
+    int c = C, cv = CV;
+    FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, j);
+    FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init, s8 = init, s9 = init;
+    int base = io + ((y + 1) * SIDE_PAD + 1) * c;
+    for (int k = 0; k < 9; k++) {
+      int kb = base + OFF[k] * c, wk = k * c * cv + j;
+      for (int ci = 0; ci < c; ci++) {
+        FloatVector wv = FloatVector.fromArray(F, w, wk + ci * cv);
+        int i = kb + ci;
+        s0 = FloatVector.broadcast(F, in[i]).fma(wv, s0);
+        s1 = FloatVector.broadcast(F, in[i + c]).fma(wv, s1);
+        s2 = FloatVector.broadcast(F, in[i + 2 * c]).fma(wv, s2);
+        s3 = FloatVector.broadcast(F, in[i + 3 * c]).fma(wv, s3);
+        s4 = FloatVector.broadcast(F, in[i + 4 * c]).fma(wv, s4);
+        s5 = FloatVector.broadcast(F, in[i + 5 * c]).fma(wv, s5);
+        s6 = FloatVector.broadcast(F, in[i + 6 * c]).fma(wv, s6);
+        s7 = FloatVector.broadcast(F, in[i + 7 * c]).fma(wv, s7);
+        s8 = FloatVector.broadcast(F, in[i + 8 * c]).fma(wv, s8);
+        s9 = FloatVector.broadcast(F, in[i + 9 * c]).fma(wv, s9);
+      }
+    }
+    VectorMask<Float> m = F.indexInRange(j, c);
+    if (mask == null) {
+      int o = oo + y * SIDE * c + j;
+      s0.max(0f).intoArray(out, o, m);
+      s1.max(0f).intoArray(out, o + c, m);
+      s2.max(0f).intoArray(out, o + 2 * c, m);
+      s3.max(0f).intoArray(out, o + 3 * c, m);
+      s4.max(0f).intoArray(out, o + 4 * c, m);
+      s5.max(0f).intoArray(out, o + 5 * c, m);
+      s6.max(0f).intoArray(out, o + 6 * c, m);
+      s7.max(0f).intoArray(out, o + 7 * c, m);
+      s8.max(0f).intoArray(out, o + 8 * c, m);
+      s9.max(0f).intoArray(out, o + 9 * c, m);
+    } else {
+      int d = ((y + 1) * SIDE_PAD + 1) * c + j, o = oo + d, g = mo + d;
+      gate(s0, mask, g, out, o, m);
+      gate(s1, mask, g + c, out, o + c, m);
+      gate(s2, mask, g + 2 * c, out, o + 2 * c, m);
+      gate(s3, mask, g + 3 * c, out, o + 3 * c, m);
+      gate(s4, mask, g + 4 * c, out, o + 4 * c, m);
+      gate(s5, mask, g + 5 * c, out, o + 5 * c, m);
+      gate(s6, mask, g + 6 * c, out, o + 6 * c, m);
+      gate(s7, mask, g + 7 * c, out, o + 7 * c, m);
+      gate(s8, mask, g + 8 * c, out, o + 8 * c, m);
+      gate(s9, mask, g + 9 * c, out, o + 9 * c, m);
+    }
+  }
+
+  private static void gate(FloatVector s, float[] mask, int g, float[] out, int o, VectorMask<Float> m) {
+    s.blend(0f, FloatVector.fromArray(F, mask, g).compare(VectorOperators.LE, 0f)).intoArray(out, o, m);
   }
 
   private static void relu(float[] v, int off, int n) {
     for (int i = off; i < off + n; i++) v[i] = Math.max(v[i], 0f);
-  }
-
-  /** cols[q][ci*9 + k] = obs plane ci at neighbour k of cell q, for rows [r0, r0 + n). */
-  private void im2colObs(byte[] obs, int r0, int n) {
-    int k1 = PLANES * 9;
-    for (int r = 0; r < n; r++) {
-      int ob = (r0 + r) * OBS;
-      for (int p = 0; p < P; p++) {
-        int co = (r * P + p) * k1;
-        for (int ci = 0; ci < PLANES; ci++) {
-          for (int k = 0; k < 9; k++) {
-            int nb = NEIGHBOUR[p * 9 + k];
-            cols[co + ci * 9 + k] = nb < 0 ? 0f : obs[ob + ci * P + nb];
-          }
-        }
-      }
-    }
-  }
-
-  /** cols[q][ci*9 + k] = x[row][neighbour k of cell q][ci] (channels-last x), rows [r0, r0 + n). */
-  private void im2col(float[] x, int r0, int n) {
-    int k2 = C * 9;
-    for (int r = 0; r < n; r++) {
-      int xb = (r0 + r) * P * C;
-      for (int p = 0; p < P; p++) {
-        int co = (r * P + p) * k2;
-        for (int k = 0; k < 9; k++) {
-          int nb = NEIGHBOUR[p * 9 + k];
-          if (nb < 0) {
-            for (int ci = 0; ci < C; ci++) cols[co + ci * 9 + k] = 0f;
-          } else {
-            for (int ci = 0; ci < C; ci++) cols[co + ci * 9 + k] = x[xb + nb * C + ci];
-          }
-        }
-      }
-    }
-  }
-
-  /** dx[row][neighbour k of q][ci] += cols[q][ci*9 + k] (the adjoint of {@link #im2col}). */
-  private void col2im(float[] dx, int r0, int n) {
-    int k2 = C * 9;
-    for (int r = 0; r < n; r++) {
-      int xb = (r0 + r) * P * C;
-      for (int p = 0; p < P; p++) {
-        int co = (r * P + p) * k2;
-        for (int k = 0; k < 9; k++) {
-          int nb = NEIGHBOUR[p * 9 + k];
-          if (nb < 0) continue;
-          for (int ci = 0; ci < C; ci++) dx[xb + nb * C + ci] += cols[co + ci * 9 + k];
-        }
-      }
-    }
   }
 
   @Override
@@ -268,39 +425,186 @@ public final class ConvPolicy implements PolicyNet {
     if (!haveForward) throw new IllegalStateException("backward without forward");
     core.backward(dLogits, dValues);
     Acts s = train;
-    int rows = trainRows, pc = P * C, k1 = PLANES * 9, k2 = C * 9;
-    float[] w = params.data, g = params.grad;
-    if (da.length < rows * pc) {
-      da = new float[rows * pc];
-      db = new float[rows * pc];
-    }
+    int rows = trainRows, pc = P * C;
+    float[] g = params.grad;
     // proj: through x0's ReLU (in place in the core's scratch, which it no longer needs).
     float[] dx0 = core.inputGrad();
     for (int i = 0; i < rows * H; i++) if (s.x0[i] <= 0f) dx0[i] = 0f;
-    Kernels.atb(dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
+    mm.atb(workers, dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
     colSum(dx0, rows, H, g, pB.offset());
-    Kernels.ab(dx0, 0, w, pW.offset(), da, 0, rows, pc, H, false);
-    // conv2: da = dLoss/da2 -> dz2 (ReLU), weight gradients, db = dLoss/da1.
-    for (int i = 0; i < rows * pc; i++) if (s.a2[i] <= 0f) da[i] = 0f;
-    Arrays.fill(db, 0, rows * pc, 0f);
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-      int n = Math.min(CHUNK, rows - r0), cells = n * P, o = r0 * pc;
-      im2col(s.a1, r0, n);
-      Kernels.atb(da, o, cols, 0, g, c2W.offset(), C, k2, cells, true);
-      Kernels.ab(da, o, w, c2W.offset(), cols, 0, cells, k2, C, false);
-      col2im(db, r0, n);
+    // conv2 and conv1 per block of rows (dLoss/da2 = dx0 . proj.weight computed per chunk inside),
+    // weight gradients per block, then summed over blocks in order: the same bits at every thread count.
+    relayBackward();
+    scratch();
+    int blocks = (rows + BLOCK - 1) / BLOCK;
+    if (part.length < blocks * PART) part = new float[blocks * PART];
+    Arrays.fill(part, 0, blocks * PART, 0f);
+    cur = s;
+    workers.run(backTask, rows, BLOCK);
+    cur = null;
+    float[] sum = new float[PART];
+    for (int bl = 0; bl < blocks; bl++) {
+      int o = bl * PART;
+      for (int i = 0; i < PART; i++) sum[i] += part[o + i];
     }
-    colSum(da, rows * P, C, g, c2B.offset());
-    // conv1: through a1's ReLU, weight gradients only (the input is the observation).
-    for (int i = 0; i < rows * pc; i++) if (s.a1[i] <= 0f) db[i] = 0f;
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-      int n = Math.min(CHUNK, rows - r0), cells = n * P;
-      im2colObs(trainObs, r0, n);
-      Kernels.atb(db, r0 * pc, cols, 0, g, c1W.offset(), C, k1, cells, true);
+    int o2 = c2W.offset(), o1 = c1W.offset(), w1o = 9 * C * CV, bo = w1o + 9 * PLANES * CV;
+    for (int k = 0; k < 9; k++) {
+      for (int ci = 0; ci < C; ci++) for (int co = 0; co < C; co++) g[o2 + (co * C + ci) * 9 + k] += sum[(k * C + ci) * CV + co];
+      for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) g[o1 + (c * PLANES + pl) * 9 + k] += sum[w1o + (k * PLANES + pl) * CV + c];
     }
-    colSum(db, rows * P, C, g, c1B.offset());
+    for (int c = 0; c < C; c++) {
+      g[c2B.offset() + c] += sum[bo + c];
+      g[c1B.offset() + c] += sum[bo + CV + c];
+    }
   }
 
+  /** Rebuilds w2b (conv2's adjoint: flipped taps, channels swapped) and t1, w1, b1 for the recomputed conv1. */
+  private void relayBackward() {
+    relayForward();
+    float[] w = params.data;
+    int o2 = c2W.offset();
+    for (int k = 0; k < 9; k++) {
+      for (int co = 0; co < C; co++) for (int ci = 0; ci < C; ci++) w2b[(k * C + co) * CV + ci] = w[o2 + (co * C + ci) * 9 + 8 - k];
+    }
+  }
+
+  /** Worker task: rows [r0, r1) (whole blocks but the last) of the encoder's backward pass. */
+  private void backwardRows(int worker, int r0, int r1) {
+    Scratch sc = scratch[worker];
+    Acts s = cur;
+    float[] dx0 = core.inputGrad(), w = params.data;
+    int pc = P * C;
+    for (int c0 = r0; c0 < r1; c0 += CHUNK) {
+      int n = Math.min(CHUNK, r1 - c0), po = (c0 / BLOCK) * PART;
+      // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; conv1 recomputed into a1.
+      Kernels.ab(dx0, c0 * H, w, pW.offset(), sc.da2, 0, n, pc, H, false);
+      for (int i = 0; i < n; i++) {
+        conv1Row(trainObs, c0 + i, sc, i);
+        int zo = i * PP * C, so = (c0 + i) * pc, dao = i * pc;
+        for (int j = 0; j < C; j += V) {
+          VectorMask<Float> m = F.indexInRange(j, C);
+          for (int p = 0; p < P; p++) {
+            FloatVector d = FloatVector.fromArray(F, sc.da2, dao + p * C + j);
+            d.blend(0f, FloatVector.fromArray(F, s.a2, so + p * C + j).compare(VectorOperators.LE, 0f))
+                .intoArray(sc.dz2, zo + PAD_OF[p] * C + j, m);
+          }
+        }
+      }
+      conv2WeightGrad(sc, n, po);
+      // dLoss/da1 = conv2's adjoint of dz2, through a1's ReLU, into the padded dz1.
+      for (int i = 0; i < n; i++) {
+        int zo = i * PP * C;
+        for (int j = 0; j < C; j += V) {
+          for (int y = 0; y < SIDE; y++) convTile(sc.dz2, zo, w2b, j, y, null, sc.dz1, zo, sc.a1, zo);
+        }
+      }
+      conv1WeightGrad(sc, c0, n, po + 9 * C * CV);
+    }
+  }
+
+  /**
+   * part[w2][k][ci][co] += sum over the chunk's cells of a1[cell + OFF[k]][ci] * dz2[cell][co], and
+   * part[b2] += sum of dz2: eight input channels at a time (eight accumulators along co).
+   */
+  private void conv2WeightGrad(Scratch sc, int n, int po) {
+    int c = C, cv = CV;
+    float[] a1 = sc.a1, dz = sc.dz2;
+    for (int j = 0; j < c; j += V) {
+      for (int k = 0; k < 9; k++) {
+        int ci = 0;
+        for (; ci + 8 <= c; ci += 8) {
+          int q = po + (k * c + ci) * cv + j;
+          FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + cv);
+          FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * cv), s3 = FloatVector.fromArray(F, part, q + 3 * cv);
+          FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * cv), s5 = FloatVector.fromArray(F, part, q + 5 * cv);
+          FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * cv), s7 = FloatVector.fromArray(F, part, q + 7 * cv);
+          for (int i = 0; i < n; i++) {
+            int zo = i * PP * c;
+            for (int p = 0; p < P; p++) {
+              int cell = zo + PAD_OF[p] * c;
+              FloatVector d = FloatVector.fromArray(F, dz, cell + j);
+              int a = cell + OFF[k] * c + ci;
+              s0 = FloatVector.broadcast(F, a1[a]).fma(d, s0);
+              s1 = FloatVector.broadcast(F, a1[a + 1]).fma(d, s1);
+              s2 = FloatVector.broadcast(F, a1[a + 2]).fma(d, s2);
+              s3 = FloatVector.broadcast(F, a1[a + 3]).fma(d, s3);
+              s4 = FloatVector.broadcast(F, a1[a + 4]).fma(d, s4);
+              s5 = FloatVector.broadcast(F, a1[a + 5]).fma(d, s5);
+              s6 = FloatVector.broadcast(F, a1[a + 6]).fma(d, s6);
+              s7 = FloatVector.broadcast(F, a1[a + 7]).fma(d, s7);
+            }
+          }
+          s0.intoArray(part, q); s1.intoArray(part, q + cv); s2.intoArray(part, q + 2 * cv); s3.intoArray(part, q + 3 * cv);
+          s4.intoArray(part, q + 4 * cv); s5.intoArray(part, q + 5 * cv); s6.intoArray(part, q + 6 * cv); s7.intoArray(part, q + 7 * cv);
+        }
+        for (; ci < c; ci++) {
+          int q = po + (k * c + ci) * cv + j;
+          FloatVector s0 = FloatVector.fromArray(F, part, q);
+          for (int i = 0; i < n; i++) {
+            int zo = i * PP * c;
+            for (int p = 0; p < P; p++) {
+              int cell = zo + PAD_OF[p] * c;
+              s0 = FloatVector.broadcast(F, a1[cell + OFF[k] * c + ci]).fma(FloatVector.fromArray(F, dz, cell + j), s0);
+            }
+          }
+          s0.intoArray(part, q);
+        }
+      }
+      int q = po + 9 * c * cv + 9 * PLANES * cv + j;
+      FloatVector b = FloatVector.fromArray(F, part, q);
+      for (int i = 0; i < n; i++) {
+        int zo = i * PP * c;
+        for (int p = 0; p < P; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
+      }
+      b.intoArray(part, q);
+    }
+  }
+
+  /**
+   * part[w1][k][plane][c] += sum over the chunk's non-zero inputs (plane, cell q, value v) of
+   * v * dz1[q - OFF[k]][c] (the padded border is zero, so no bounds tests), and part[b1] += sum of dz1.
+   */
+  private void conv1WeightGrad(Scratch sc, int r0, int n, int po) {
+    int c = C, cv = CV;
+    float[] dz = sc.dz1;
+    int[] act = sc.act;
+    for (int i = 0; i < n; i++) {
+      int zo = i * PP * c, ob = (r0 + i) * OBS;
+      int cnt = DefaultPolicy.activeCells(trainObs, ob, act, 0);
+      for (int j = 0; j < c; j += V) {
+        int e = 0;
+        for (int pl = 0; pl < PLANES; pl++) {
+          int q = po + pl * cv + j, ks = PLANES * cv;
+          FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + ks);
+          FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * ks), s3 = FloatVector.fromArray(F, part, q + 3 * ks);
+          FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * ks), s5 = FloatVector.fromArray(F, part, q + 5 * ks);
+          FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * ks), s7 = FloatVector.fromArray(F, part, q + 7 * ks);
+          FloatVector s8 = FloatVector.fromArray(F, part, q + 8 * ks);
+          for (; e < cnt && act[e] < (pl + 1) * P; e++) {
+            int idx = act[e];
+            FloatVector v = FloatVector.broadcast(F, (float) trainObs[ob + idx]);
+            int cell = zo + PAD_OF[idx - pl * P] * c + j; // the output cell of tap k is cell - OFF[k]
+            s0 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[0] * c), s0);
+            s1 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[1] * c), s1);
+            s2 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[2] * c), s2);
+            s3 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[3] * c), s3);
+            s4 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[4] * c), s4);
+            s5 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[5] * c), s5);
+            s6 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[6] * c), s6);
+            s7 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[7] * c), s7);
+            s8 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[8] * c), s8);
+          }
+          s0.intoArray(part, q); s1.intoArray(part, q + ks); s2.intoArray(part, q + 2 * ks);
+          s3.intoArray(part, q + 3 * ks); s4.intoArray(part, q + 4 * ks); s5.intoArray(part, q + 5 * ks);
+          s6.intoArray(part, q + 6 * ks); s7.intoArray(part, q + 7 * ks); s8.intoArray(part, q + 8 * ks);
+        }
+        int q = po + 9 * PLANES * cv + cv + j;
+        FloatVector b = FloatVector.fromArray(F, part, q);
+        for (int p = 0; p < P; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
+        b.intoArray(part, q);
+      }
+    }
+  }
 
   private static void colSum(float[] src, int rows, int cols, float[] dst, int off) {
     for (int j = 0; j < cols; j++) {
