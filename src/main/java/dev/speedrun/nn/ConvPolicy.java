@@ -3,9 +3,11 @@ package dev.speedrun.nn;
 import dev.speedrun.UserError;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
+import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -110,10 +112,19 @@ public final class ConvPolicy implements PolicyNet {
 
   private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
   private static final int V = F.length();
+  private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+  /** Row pairs (2C = V): lane 2c + j holds channel c of row j; SPREAD takes lanes 0..C-1 there, SPLIT back. */
+  private static final VectorShuffle<Float> SPREAD = VectorShuffle.fromOp(F, l -> l / 2);
+  private static final VectorShuffle<Float> SPLIT = VectorShuffle.fromOp(F, l -> l < V / 2 ? 2 * l : 2 * (l - V / 2) + 1);
+  private static final VectorMask<Float> ODD = VectorMask.fromLong(F, 0xAAAAAAAAAAAAAAAAL);
+  private static final VectorMask<Float> LOW = F.indexInRange(0, V / 2), HIGH = LOW.not();
   /** Rows per block of the backward pass: weight gradients are summed per block, then blocks in order. */
-  static final int BLOCK = 32;
-  /** Rows per sub-chunk inside a block (keeps a chunk's padded maps in L2). */
-  static final int CHUNK = 8;
+  static final int BLOCK = 48;
+  /**
+   * Rows per sub-chunk inside a block: keeps a chunk's padded maps in L2, and a multiple of the
+   * 6-row tile of {@link Kernels#ab} (the chunk's dLoss/da2 product).
+   */
+  static final int CHUNK = 12;
 
   private final Config cfg;
   private final int C, H, CV; // CV = C rounded up to whole vectors: the stride of the re-laid weights
@@ -131,6 +142,11 @@ public final class ConvPolicy implements PolicyNet {
   // (w2f[k][ci][CV] = conv2.weight[co][ci][k] along co), its adjoint (w2b[k][co][CV] =
   // conv2.weight[co][ci][8 - k] along ci), biases b1, b2 [CV], proj.weight^T [P*C][H].
   private final float[] t1, w1, w2f, w2b, b1, b2;
+  // With 2C = V (C = 8 on AVX-512) conv2 runs on pairs of rows so that every lane works: the
+  // pair's padded map as doubles (one double = the two rows' value of a channel, broadcast as a
+  // pair) against weights with each output channel twice (w2fP, w2bP [k][ci][V], b2P [V]).
+  private final boolean pairs;
+  private final float[] w2fP, w2bP, b2P;
   private float[] pWT = new float[0];
   private Scratch[] scratch = new Scratch[0];
   private float[] part = new float[0]; // [blocks][PART]: per-block weight gradients of the backward pass
@@ -149,6 +165,7 @@ public final class ConvPolicy implements PolicyNet {
     final float[] a1 = new float[CHUNK * PP * C + V], dz2 = new float[CHUNK * PP * C + V];
     final float[] dz1 = new float[CHUNK * PP * C + V], da2 = new float[CHUNK * P * C + V];
     final int[] code = new int[PP], act = new int[OBS];
+    final double[] pair = new double[PP * C + V];
   }
 
   public ConvPolicy(Config cfg) {
@@ -170,6 +187,10 @@ public final class ConvPolicy implements PolicyNet {
     b1 = new float[CV];
     b2 = new float[CV];
     PART = 9 * C * CV + 9 * PLANES * CV + 2 * CV;
+    pairs = 2 * C == V;
+    w2fP = new float[pairs ? 9 * C * V : 0];
+    w2bP = new float[pairs ? 9 * C * V : 0];
+    b2P = new float[pairs ? V : 0];
     Rng rng = new Rng(Rng.mix(cfg.seed(), 0xC0471L, 0));
     // He-uniform for the ReLU layers (variance 2/fan_in), biases zero.
     uniform(rng, c1W, (float) Math.sqrt(6.0 / (PLANES * 9)));
@@ -251,18 +272,24 @@ public final class ConvPolicy implements PolicyNet {
   }
 
   /** obs [R][4][P] -> a2, x0 of {@code s}: the convolutions split over workers by rows, then proj. */
+  static final long[] PROF = new long[16];
   private void encode(Acts s, byte[] obs, int rows) {
+    long t0 = System.nanoTime();
     relayForward();
     scratch();
     cur = s;
     curObs = obs;
+    long t1 = System.nanoTime();
     workers.run(encodeTask, rows, 4);
+    long t2 = System.nanoTime();
     cur = null;
     curObs = null;
     float[] w = params.data;
     for (int r = 0; r < rows; r++) System.arraycopy(w, pB.offset(), s.x0, r * H, H);
     mm.ab(workers, s.a2, 0, pWT, 0, s.x0, 0, rows, H, P * C, true);
     relu(s.x0, 0, rows * H);
+    long t3 = System.nanoTime();
+    PROF[0] += t1 - t0; PROF[1] += t2 - t1; PROF[2] += t3 - t2;
   }
 
   /** Rebuilds t1, w1, w2f, b1, b2 and pWT from params. */
@@ -283,6 +310,10 @@ public final class ConvPolicy implements PolicyNet {
     }
     System.arraycopy(w, c1B.offset(), b1, 0, C);
     System.arraycopy(w, c2B.offset(), b2, 0, C);
+    if (pairs) {
+      for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2fP[i * V + c] = w2f[i * CV + c / 2];
+      for (int c = 0; c < V; c++) b2P[c] = b2[c / 2];
+    }
     int pc = P * C;
     if (pWT.length < pc * H) pWT = new float[pc * H];
     transpose(w, pW.offset(), H, pc, pWT);
@@ -302,7 +333,16 @@ public final class ConvPolicy implements PolicyNet {
   /** Worker task: conv1 and conv2 of rows [r0, r1), one row at a time through the worker's padded a1. */
   private void encodeRows(int worker, int r0, int r1) {
     Scratch sc = scratch[worker];
-    for (int r = r0; r < r1; r++) {
+    int r = r0;
+    if (pairs) {
+      for (; r + 1 < r1; r += 2) {
+        conv1Row(curObs, r, sc, 0);
+        conv1Row(curObs, r + 1, sc, 1);
+        zip(sc.a1, 0, sc.pair);
+        for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2fP, y, b2P, cur.a2, r * P * C, (r + 1) * P * C, null, 0, 0);
+      }
+    }
+    for (; r < r1; r++) {
       conv1Row(curObs, r, sc, 0);
       for (int j = 0; j < C; j += V) {
         for (int y = 0; y < SIDE; y++) convTile(sc.a1, 0, w2f, j, y, b2, cur.a2, r * P * C, null, 0);
@@ -318,21 +358,30 @@ public final class ConvPolicy implements PolicyNet {
   private void conv1Row(byte[] obs, int r, Scratch sc, int slot) {
     int ob = r * OBS, ao = slot * PP * C;
     float[] a1 = sc.a1;
-    boolean binary = true;
-    for (int i = 0; i < OBS; i++) binary &= (obs[ob + i] & 0xFE) == 0;
-    if (binary) {
-      int[] code = sc.code; // its border stays 0 (an all-zero table row)
-      for (int p = 0; p < P; p++) {
-        code[PAD_OF[p]] = (obs[ob + p] | obs[ob + P + p] << 1 | obs[ob + 2 * P + p] << 2 | obs[ob + 3 * P + p] << 3) * CV;
-      }
+    int[] code = sc.code; // its border stays 0 (an all-zero table row)
+    int bad = 0;
+    for (int p = 0; p < P; p++) {
+      int v0 = obs[ob + p], v1 = obs[ob + P + p], v2 = obs[ob + 2 * P + p], v3 = obs[ob + 3 * P + p];
+      bad |= v0 | v1 | v2 | v3;
+      code[PAD_OF[p]] = (v0 | v1 << 1 | v2 << 2 | v3 << 3) * CV;
+    }
+    if ((bad & ~1) == 0) {
       for (int j = 0; j < C; j += V) {
         VectorMask<Float> m = F.indexInRange(j, C);
         FloatVector bias = FloatVector.fromArray(F, b1, j);
-        for (int p = 0; p < P; p++) {
-          int q = PAD_OF[p];
-          FloatVector acc = bias.add(FloatVector.fromArray(F, t1, code[q + OFF[0]] + j));
-          for (int k = 1; k < 9; k++) acc = acc.add(FloatVector.fromArray(F, t1, k * 16 * CV + code[q + OFF[k]] + j));
-          acc.max(0f).intoArray(a1, ao + q * C + j, m);
+        int t = 16 * CV;
+        for (int y = 0; y < SIDE; y++) {
+          for (int q = (y + 1) * SIDE_PAD + 1, qe = q + SIDE; q < qe; q++) {
+            // Taps by rows of the 3x3 window, three partial sums (shorter add chains).
+            int u = q - SIDE_PAD, d = q + SIDE_PAD;
+            FloatVector s0 = bias.add(FloatVector.fromArray(F, t1, code[u - 1] + j))
+                .add(FloatVector.fromArray(F, t1, t + code[u] + j)).add(FloatVector.fromArray(F, t1, 2 * t + code[u + 1] + j));
+            FloatVector s1 = FloatVector.fromArray(F, t1, 3 * t + code[q - 1] + j)
+                .add(FloatVector.fromArray(F, t1, 4 * t + code[q] + j)).add(FloatVector.fromArray(F, t1, 5 * t + code[q + 1] + j));
+            FloatVector s2 = FloatVector.fromArray(F, t1, 6 * t + code[d - 1] + j)
+                .add(FloatVector.fromArray(F, t1, 7 * t + code[d] + j)).add(FloatVector.fromArray(F, t1, 8 * t + code[d + 1] + j));
+            s0.add(s1).add(s2).max(0f).intoArray(a1, ao + q * C + j, m);
+          }
         }
       }
     } else {
@@ -416,6 +465,79 @@ public final class ConvPolicy implements PolicyNet {
     s.blend(0f, FloatVector.fromArray(F, mask, g).compare(VectorOperators.LE, 0f)).intoArray(out, o, m);
   }
 
+  /** pair[q*C + c] = (map[o + q*C + c], map[o + PP*C + q*C + c]) as the two floats of a double, all PP cells. */
+  private void zip(float[] map, int o, double[] pair) {
+    int second = o + PP * C;
+    for (int q = 0; q < PP; q++) {
+      FloatVector a = FloatVector.fromArray(F, map, o + q * C).rearrange(SPREAD);
+      FloatVector b = FloatVector.fromArray(F, map, second + q * C).rearrange(SPREAD);
+      a.blend(b, ODD).reinterpretAsDoubles().intoArray(pair, q * C);
+    }
+  }
+
+  /**
+   * {@link #convTile} for a pair of rows (2C = V): lane 2c + j of an accumulator is output channel c
+   * of row j. Forward ({@code gate} null): relu, rows written unpadded at o0 and o1. Backward: gated
+   * by the padded maps at g0, g1 of {@code gate}, written padded at o0, o1.
+   */
+  private void convTilePair(double[] in, float[] w, int y, float[] bias, float[] out, int o0, int o1, float[] gate, int g0, int g1) {
+    int c = C;
+    FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, 0);
+    FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init, s8 = init, s9 = init;
+    int base = ((y + 1) * SIDE_PAD + 1) * c;
+    for (int k = 0; k < 9; k++) {
+      int kb = base + OFF[k] * c, wk = k * c * V;
+      for (int ci = 0; ci < c; ci++) {
+        FloatVector wv = FloatVector.fromArray(F, w, wk + ci * V);
+        int i = kb + ci;
+        s0 = DoubleVector.broadcast(D, in[i]).reinterpretAsFloats().fma(wv, s0);
+        s1 = DoubleVector.broadcast(D, in[i + c]).reinterpretAsFloats().fma(wv, s1);
+        s2 = DoubleVector.broadcast(D, in[i + 2 * c]).reinterpretAsFloats().fma(wv, s2);
+        s3 = DoubleVector.broadcast(D, in[i + 3 * c]).reinterpretAsFloats().fma(wv, s3);
+        s4 = DoubleVector.broadcast(D, in[i + 4 * c]).reinterpretAsFloats().fma(wv, s4);
+        s5 = DoubleVector.broadcast(D, in[i + 5 * c]).reinterpretAsFloats().fma(wv, s5);
+        s6 = DoubleVector.broadcast(D, in[i + 6 * c]).reinterpretAsFloats().fma(wv, s6);
+        s7 = DoubleVector.broadcast(D, in[i + 7 * c]).reinterpretAsFloats().fma(wv, s7);
+        s8 = DoubleVector.broadcast(D, in[i + 8 * c]).reinterpretAsFloats().fma(wv, s8);
+        s9 = DoubleVector.broadcast(D, in[i + 9 * c]).reinterpretAsFloats().fma(wv, s9);
+      }
+    }
+    if (gate == null) {
+      int d = y * SIDE * c;
+      splitOut(s0, out, o0 + d, o1 + d); splitOut(s1, out, o0 + d + c, o1 + d + c);
+      splitOut(s2, out, o0 + d + 2 * c, o1 + d + 2 * c); splitOut(s3, out, o0 + d + 3 * c, o1 + d + 3 * c);
+      splitOut(s4, out, o0 + d + 4 * c, o1 + d + 4 * c); splitOut(s5, out, o0 + d + 5 * c, o1 + d + 5 * c);
+      splitOut(s6, out, o0 + d + 6 * c, o1 + d + 6 * c); splitOut(s7, out, o0 + d + 7 * c, o1 + d + 7 * c);
+      splitOut(s8, out, o0 + d + 8 * c, o1 + d + 8 * c); splitOut(s9, out, o0 + d + 9 * c, o1 + d + 9 * c);
+    } else {
+      int d = base;
+      splitGate(s0, out, gate, o0 + d, o1 + d, g0 + d, g1 + d);
+      splitGate(s1, out, gate, o0 + d + c, o1 + d + c, g0 + d + c, g1 + d + c);
+      splitGate(s2, out, gate, o0 + d + 2 * c, o1 + d + 2 * c, g0 + d + 2 * c, g1 + d + 2 * c);
+      splitGate(s3, out, gate, o0 + d + 3 * c, o1 + d + 3 * c, g0 + d + 3 * c, g1 + d + 3 * c);
+      splitGate(s4, out, gate, o0 + d + 4 * c, o1 + d + 4 * c, g0 + d + 4 * c, g1 + d + 4 * c);
+      splitGate(s5, out, gate, o0 + d + 5 * c, o1 + d + 5 * c, g0 + d + 5 * c, g1 + d + 5 * c);
+      splitGate(s6, out, gate, o0 + d + 6 * c, o1 + d + 6 * c, g0 + d + 6 * c, g1 + d + 6 * c);
+      splitGate(s7, out, gate, o0 + d + 7 * c, o1 + d + 7 * c, g0 + d + 7 * c, g1 + d + 7 * c);
+      splitGate(s8, out, gate, o0 + d + 8 * c, o1 + d + 8 * c, g0 + d + 8 * c, g1 + d + 8 * c);
+      splitGate(s9, out, gate, o0 + d + 9 * c, o1 + d + 9 * c, g0 + d + 9 * c, g1 + d + 9 * c);
+    }
+  }
+
+  /** relu of a pair accumulator, row 0's channels to out[a...], row 1's to out[b...]. */
+  private static void splitOut(FloatVector s, float[] out, int a, int b) {
+    FloatVector u = s.max(0f).rearrange(SPLIT);
+    u.intoArray(out, a, LOW);
+    u.intoArray(out, b - V / 2, HIGH);
+  }
+
+  /** A pair accumulator gated by gate > 0 (each row its own map), to out[a...] and out[b...]. */
+  private static void splitGate(FloatVector s, float[] out, float[] gate, int a, int b, int ga, int gb) {
+    FloatVector u = s.rearrange(SPLIT);
+    u.blend(0f, FloatVector.fromArray(F, gate, ga).compare(VectorOperators.LE, 0f)).intoArray(out, a, LOW);
+    u.blend(0f, FloatVector.fromArray(F, gate, gb - V / 2).compare(VectorOperators.LE, 0f)).intoArray(out, b - V / 2, HIGH);
+  }
+
   private static void relu(float[] v, int off, int n) {
     for (int i = off; i < off + n; i++) v[i] = Math.max(v[i], 0f);
   }
@@ -423,7 +545,9 @@ public final class ConvPolicy implements PolicyNet {
   @Override
   public void backward(float[] dLogits, float[] dValues) {
     if (!haveForward) throw new IllegalStateException("backward without forward");
+    long t0 = System.nanoTime();
     core.backward(dLogits, dValues);
+    long t1 = System.nanoTime();
     Acts s = train;
     int rows = trainRows, pc = P * C;
     float[] g = params.grad;
@@ -432,6 +556,7 @@ public final class ConvPolicy implements PolicyNet {
     for (int i = 0; i < rows * H; i++) if (s.x0[i] <= 0f) dx0[i] = 0f;
     mm.atb(workers, dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
     colSum(dx0, rows, H, g, pB.offset());
+    long t2 = System.nanoTime();
     // conv2 and conv1 per block of rows (dLoss/da2 = dx0 . proj.weight computed per chunk inside),
     // weight gradients per block, then summed over blocks in order: the same bits at every thread count.
     relayBackward();
@@ -441,6 +566,8 @@ public final class ConvPolicy implements PolicyNet {
     Arrays.fill(part, 0, blocks * PART, 0f);
     cur = s;
     workers.run(backTask, rows, BLOCK);
+    long t3 = System.nanoTime();
+    PROF[3] += t1 - t0; PROF[4] += t2 - t1; PROF[5] += t3 - t2;
     cur = null;
     float[] sum = new float[PART];
     for (int bl = 0; bl < blocks; bl++) {
@@ -466,6 +593,7 @@ public final class ConvPolicy implements PolicyNet {
     for (int k = 0; k < 9; k++) {
       for (int co = 0; co < C; co++) for (int ci = 0; ci < C; ci++) w2b[(k * C + co) * CV + ci] = w[o2 + (co * C + ci) * 9 + 8 - k];
     }
+    if (pairs) for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2bP[i * V + c] = w2b[i * CV + c / 2];
   }
 
   /** Worker task: rows [r0, r1) (whole blocks but the last) of the encoder's backward pass. */
@@ -477,9 +605,12 @@ public final class ConvPolicy implements PolicyNet {
     for (int c0 = r0; c0 < r1; c0 += CHUNK) {
       int n = Math.min(CHUNK, r1 - c0), po = (c0 / BLOCK) * PART;
       // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; conv1 recomputed into a1.
+      long q0 = System.nanoTime();
       Kernels.ab(dx0, c0 * H, w, pW.offset(), sc.da2, 0, n, pc, H, false);
+      long q1 = System.nanoTime();
+      for (int i = 0; i < n; i++) conv1Row(trainObs, c0 + i, sc, i);
+      long q2 = System.nanoTime();
       for (int i = 0; i < n; i++) {
-        conv1Row(trainObs, c0 + i, sc, i);
         int zo = i * PP * C, so = (c0 + i) * pc, dao = i * pc;
         for (int j = 0; j < C; j += V) {
           VectorMask<Float> m = F.indexInRange(j, C);
@@ -490,15 +621,28 @@ public final class ConvPolicy implements PolicyNet {
           }
         }
       }
+      long q3 = System.nanoTime();
       conv2WeightGrad(sc, n, po);
+      long q4 = System.nanoTime();
       // dLoss/da1 = conv2's adjoint of dz2, through a1's ReLU, into the padded dz1.
-      for (int i = 0; i < n; i++) {
+      int i0 = 0;
+      if (pairs) {
+        for (; i0 + 1 < n; i0 += 2) {
+          int z0 = i0 * PP * C;
+          zip(sc.dz2, z0, sc.pair);
+          for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2bP, y, null, sc.dz1, z0, z0 + PP * C, sc.a1, z0, z0 + PP * C);
+        }
+      }
+      for (int i = i0; i < n; i++) {
         int zo = i * PP * C;
         for (int j = 0; j < C; j += V) {
           for (int y = 0; y < SIDE; y++) convTile(sc.dz2, zo, w2b, j, y, null, sc.dz1, zo, sc.a1, zo);
         }
       }
+      long q5 = System.nanoTime();
       conv1WeightGrad(sc, c0, n, po + 9 * C * CV);
+      long q6 = System.nanoTime();
+      PROF[8] += q1 - q0; PROF[9] += q2 - q1; PROF[10] += q3 - q2; PROF[11] += q4 - q3; PROF[12] += q5 - q4; PROF[13] += q6 - q5;
     }
   }
 
