@@ -81,11 +81,17 @@ public final class ConvPolicy implements PolicyNet {
   /** Encoder activations kept between calls, for up to {@code cap} rows. */
   private static final class Acts {
     int cap;
-    float[] a2, x0; // [R][P][C] (+ V floats of slack for whole-vector reads), [R][H]
+    final boolean keepA1; // training: a1 kept for the backward pass
+    float[] a1, a2, x0; // [R][PP][C] (padded, zero border), [R][P][C] (+ V floats of slack for whole-vector reads), [R][H]
+
+    Acts(boolean keepA1) {
+      this.keepA1 = keepA1;
+    }
 
     void ensure(int rows, int c, int h) {
       if (rows > cap) {
         cap = rows;
+        if (keepA1) a1 = new float[rows * PP * c + V];
         a2 = new float[rows * P * c + V];
         x0 = new float[rows * h];
       }
@@ -131,7 +137,7 @@ public final class ConvPolicy implements PolicyNet {
   private final Params params = new Params();
   private final Params.Tensor c1W, c1B, c2W, c2B, pW, pB;
   private final DefaultPolicy core;
-  private final Acts roll = new Acts(), train = new Acts();
+  private final Acts roll = new Acts(false), train = new Acts(true);
   private Workers workers = SERIAL;
   private final ParMm mm = new ParMm();
   private static final Workers SERIAL = new Workers(1);
@@ -162,10 +168,10 @@ public final class ConvPolicy implements PolicyNet {
 
   /** One worker's buffers: padded maps of a chunk of rows, conv1 codes, active cells. */
   private final class Scratch {
-    final float[] a1 = new float[CHUNK * PP * C + V], dz2 = new float[CHUNK * PP * C + V];
-    final float[] dz1 = new float[CHUNK * PP * C + V], da2 = new float[CHUNK * P * C + V];
+    final float[] a1 = new float[(CHUNK + 1) * PP * C + V], dz2 = new float[(CHUNK + 1) * PP * C + V];
+    final float[] dz1 = new float[(CHUNK + 1) * PP * C + V], da2 = new float[CHUNK * P * C + V];
     final int[] code = new int[PP], act = new int[OBS];
-    final double[] pair = new double[PP * C + V];
+    final double[] pair = new double[PP * C + V], pairA = new double[PP * C + V];
   }
 
   public ConvPolicy(Config cfg) {
@@ -257,7 +263,7 @@ public final class ConvPolicy implements PolicyNet {
     int rows = t * b;
     train.ensure(rows, C, H);
     if (trainObs.length < rows * OBS) trainObs = new byte[rows * OBS];
-    System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // the backward pass recomputes conv1 from it
+    System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // conv1's weight gradients gather from it
     encode(train, obs, rows);
     core.forwardFrom(train.x0, resetBefore, h0, t, b, logits, values);
     trainRows = rows;
@@ -333,31 +339,34 @@ public final class ConvPolicy implements PolicyNet {
   /** Worker task: conv1 and conv2 of rows [r0, r1), one row at a time through the worker's padded a1. */
   private void encodeRows(int worker, int r0, int r1) {
     Scratch sc = scratch[worker];
+    Acts s = cur;
+    float[] a1 = s.keepA1 ? s.a1 : sc.a1;
     int r = r0;
     if (pairs) {
       for (; r + 1 < r1; r += 2) {
-        conv1Row(curObs, r, sc, 0);
-        conv1Row(curObs, r + 1, sc, 1);
-        zip(sc.a1, 0, sc.pair);
-        for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2fP, y, b2P, cur.a2, r * P * C, (r + 1) * P * C, null, 0, 0);
+        int o = s.keepA1 ? r * PP * C : 0;
+        conv1Row(curObs, r, sc, a1, o);
+        conv1Row(curObs, r + 1, sc, a1, o + PP * C);
+        zip(a1, o, sc.pair);
+        for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2fP, y, b2P, s.a2, r * P * C, (r + 1) * P * C, null, 0, 0);
       }
     }
     for (; r < r1; r++) {
-      conv1Row(curObs, r, sc, 0);
+      int o = s.keepA1 ? r * PP * C : 0;
+      conv1Row(curObs, r, sc, a1, o);
       for (int j = 0; j < C; j += V) {
-        for (int y = 0; y < SIDE; y++) convTile(sc.a1, 0, w2f, j, y, b2, cur.a2, r * P * C, null, 0);
+        for (int y = 0; y < SIDE; y++) convTile(a1, o, w2f, j, y, b2, s.a2, r * P * C, null, 0);
       }
     }
   }
 
   /**
-   * a1 (padded, [PP][C] at row slot {@code slot} of sc.a1) = relu(conv1(obs row r) + b1). Rows of
+   * a1 (padded, [PP][C] at {@code ao}; its border is left alone) = relu(conv1(obs row r) + b1). Rows of
    * 0/1 bytes (all observations) take the table path: 9 vector adds per cell, t1[k][code of the
    * neighbour]; other bytes take the general path (a multiply-add per non-zero plane and tap).
    */
-  private void conv1Row(byte[] obs, int r, Scratch sc, int slot) {
-    int ob = r * OBS, ao = slot * PP * C;
-    float[] a1 = sc.a1;
+  private void conv1Row(byte[] obs, int r, Scratch sc, float[] a1, int ao) {
+    int ob = r * OBS;
     int[] code = sc.code; // its border stays 0 (an all-zero table row)
     int bad = 0;
     for (int p = 0; p < P; p++) {
@@ -576,11 +585,16 @@ public final class ConvPolicy implements PolicyNet {
     }
     int o2 = c2W.offset(), o1 = c1W.offset(), w1o = 9 * C * CV, bo = w1o + 9 * PLANES * CV;
     for (int k = 0; k < 9; k++) {
-      for (int ci = 0; ci < C; ci++) for (int co = 0; co < C; co++) g[o2 + (co * C + ci) * 9 + k] += sum[(k * C + ci) * CV + co];
+      for (int ci = 0; ci < C; ci++) {
+        for (int co = 0; co < C; co++) {
+          int i = (k * C + ci) * CV;
+          g[o2 + (co * C + ci) * 9 + k] += pairs ? sum[i + 2 * co] + sum[i + 2 * co + 1] : sum[i + co];
+        }
+      }
       for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) g[o1 + (c * PLANES + pl) * 9 + k] += sum[w1o + (k * PLANES + pl) * CV + c];
     }
     for (int c = 0; c < C; c++) {
-      g[c2B.offset() + c] += sum[bo + c];
+      g[c2B.offset() + c] += pairs ? sum[bo + 2 * c] + sum[bo + 2 * c + 1] : sum[bo + c];
       g[c1B.offset() + c] += sum[bo + CV + c];
     }
   }
@@ -608,7 +622,7 @@ public final class ConvPolicy implements PolicyNet {
       long q0 = System.nanoTime();
       Kernels.ab(dx0, c0 * H, w, pW.offset(), sc.da2, 0, n, pc, H, false);
       long q1 = System.nanoTime();
-      for (int i = 0; i < n; i++) conv1Row(trainObs, c0 + i, sc, i);
+      System.arraycopy(s.a1, c0 * PP * C, sc.a1, 0, n * PP * C); // conv1's output, kept by the forward pass
       long q2 = System.nanoTime();
       for (int i = 0; i < n; i++) {
         int zo = i * PP * C, so = (c0 + i) * pc, dao = i * pc;
@@ -622,27 +636,34 @@ public final class ConvPolicy implements PolicyNet {
         }
       }
       long q3 = System.nanoTime();
-      conv2WeightGrad(sc, n, po);
-      long q4 = System.nanoTime();
-      // dLoss/da1 = conv2's adjoint of dz2, through a1's ReLU, into the padded dz1.
-      int i0 = 0;
       if (pairs) {
-        for (; i0 + 1 < n; i0 += 2) {
-          int z0 = i0 * PP * C;
+        // Pairs of rows; an odd last row pairs with an all-zero one (zero gradients, zero gate).
+        if (n % 2 != 0) {
+          Arrays.fill(sc.dz2, n * PP * C, (n + 1) * PP * C, 0f);
+          Arrays.fill(sc.a1, n * PP * C, (n + 1) * PP * C, 0f);
+        }
+        for (int i = 0; i < n; i += 2) {
+          int z0 = i * PP * C;
           zip(sc.dz2, z0, sc.pair);
+          zip(sc.a1, z0, sc.pairA);
+          conv2WeightGradPair(sc, po);
+          // dLoss/da1 = conv2's adjoint of dz2, through a1's ReLU, into the padded dz1.
           for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2bP, y, null, sc.dz1, z0, z0 + PP * C, sc.a1, z0, z0 + PP * C);
         }
-      }
-      for (int i = i0; i < n; i++) {
-        int zo = i * PP * C;
-        for (int j = 0; j < C; j += V) {
-          for (int y = 0; y < SIDE; y++) convTile(sc.dz2, zo, w2b, j, y, null, sc.dz1, zo, sc.a1, zo);
+      } else {
+        conv2WeightGrad(sc, n, po);
+        for (int i = 0; i < n; i++) {
+          int zo = i * PP * C;
+          for (int j = 0; j < C; j += V) {
+            for (int y = 0; y < SIDE; y++) convTile(sc.dz2, zo, w2b, j, y, null, sc.dz1, zo, sc.a1, zo);
+          }
         }
       }
+      long q4 = System.nanoTime();
       long q5 = System.nanoTime();
       conv1WeightGrad(sc, c0, n, po + 9 * C * CV);
       long q6 = System.nanoTime();
-      PROF[8] += q1 - q0; PROF[9] += q2 - q1; PROF[10] += q3 - q2; PROF[11] += q4 - q3; PROF[12] += q5 - q4; PROF[13] += q6 - q5;
+      PROF[8] += q1 - q0; PROF[9] += q2 - q1; PROF[10] += q3 - q2; PROF[11] += q4 - q3; PROF[12] += q5 - q4 + 0 * q3; PROF[13] += q6 - q5;
     }
   }
 
@@ -702,6 +723,43 @@ public final class ConvPolicy implements PolicyNet {
       }
       b.intoArray(part, q);
     }
+  }
+
+  /**
+   * {@link #conv2WeightGrad} for the row pair in sc.pairA (a1) and sc.pair (dz2): lane 2co + j of
+   * part[w2][k][ci] and part[b2] sums row j's products (the lanes of a pair are added at the end).
+   */
+  private void conv2WeightGradPair(Scratch sc, int po) {
+    int c = C;
+    double[] a1 = sc.pairA, dz = sc.pair;
+    for (int k = 0; k < 9; k++) {
+      for (int ci = 0; ci < c; ci += 8) { // 2C = V is a multiple of 8 (V >= 16 here)
+        int q = po + (k * c + ci) * V;
+        FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + V);
+        FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * V), s3 = FloatVector.fromArray(F, part, q + 3 * V);
+        FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * V), s5 = FloatVector.fromArray(F, part, q + 5 * V);
+        FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * V), s7 = FloatVector.fromArray(F, part, q + 7 * V);
+        for (int p = 0; p < P; p++) {
+          int cell = PAD_OF[p] * c;
+          FloatVector d = DoubleVector.fromArray(D, dz, cell).reinterpretAsFloats();
+          int a = cell + OFF[k] * c + ci;
+          s0 = DoubleVector.broadcast(D, a1[a]).reinterpretAsFloats().fma(d, s0);
+          s1 = DoubleVector.broadcast(D, a1[a + 1]).reinterpretAsFloats().fma(d, s1);
+          s2 = DoubleVector.broadcast(D, a1[a + 2]).reinterpretAsFloats().fma(d, s2);
+          s3 = DoubleVector.broadcast(D, a1[a + 3]).reinterpretAsFloats().fma(d, s3);
+          s4 = DoubleVector.broadcast(D, a1[a + 4]).reinterpretAsFloats().fma(d, s4);
+          s5 = DoubleVector.broadcast(D, a1[a + 5]).reinterpretAsFloats().fma(d, s5);
+          s6 = DoubleVector.broadcast(D, a1[a + 6]).reinterpretAsFloats().fma(d, s6);
+          s7 = DoubleVector.broadcast(D, a1[a + 7]).reinterpretAsFloats().fma(d, s7);
+        }
+        s0.intoArray(part, q); s1.intoArray(part, q + V); s2.intoArray(part, q + 2 * V); s3.intoArray(part, q + 3 * V);
+        s4.intoArray(part, q + 4 * V); s5.intoArray(part, q + 5 * V); s6.intoArray(part, q + 6 * V); s7.intoArray(part, q + 7 * V);
+      }
+    }
+    int q = po + 9 * c * V + 9 * PLANES * V;
+    FloatVector b = FloatVector.fromArray(F, part, q);
+    for (int p = 0; p < P; p++) b = b.add(DoubleVector.fromArray(D, dz, PAD_OF[p] * c).reinterpretAsFloats());
+    b.intoArray(part, q);
   }
 
   /**
