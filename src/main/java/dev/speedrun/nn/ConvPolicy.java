@@ -27,19 +27,39 @@ import jdk.incubator.vector.VectorSpecies;
  *   core    DefaultPolicy's minGRU layers and heads on x0 (tensors rnn.l.*, policy.*, value.*)
  * </pre>
  *
- * <p>Feature maps are kept channels-last ([cell][channel]) so that each convolution is im2col
- * (rows of 9*Ci inputs per cell, built for a chunk of {@value #CHUNK} rows at a time, never for the
- * whole batch) followed by one {@link Kernels} matrix product; the backward pass rebuilds the
- * columns per chunk. The weights keep PyTorch's Conv2d layout, so a column's index is ci*9 + k.
+ * <p>How it is computed (the tensors keep PyTorch's layout; re-laid copies of the small conv
+ * weights, and proj.weight^T, are rebuilt from them at the start of every pass):
+ * <ul>
+ *   <li>Feature maps are channels-last; a1 (and the backward pass's dLoss/da2, dLoss/da1) live in
+ *       padded 12 x 12 maps with a zero border, so no tap needs a bounds test.
+ *   <li>conv1 is a table gather: a cell's 4 planes form a 4-bit pattern, and conv1.weight summed
+ *       per tap and pattern gives a table [9][16][C]; a cell of a1 is the bias plus 9 table rows
+ *       (9 vector adds instead of 36 C multiply-adds). Inputs other than 0/1 bytes take a general
+ *       path (a multiply-add per non-zero plane and tap) with the same function.
+ *   <li>conv2 is a direct convolution: for one board row of 10 cells, 10 vector accumulators along
+ *       the output channels, one weight vector load feeding 10 FMAs with broadcast inputs. When
+ *       2C equals the vector width (C = 8 on AVX-512) two rows of the batch run together, lane
+ *       2c + j holding channel c of row j (inputs broadcast as float pairs), so no lane idles; the
+ *       backward pass's input gradient is the same kernel with flipped, transposed weights.
+ *   <li>proj is one {@link Kernels} product against proj.weight^T (n = H), split over workers.
+ *   <li>Weight gradients of the convolutions: conv2's as eight-accumulator sums over cells, conv1's
+ *       as a gather over the non-zero inputs only (about 65 per row: value times dLoss/da1 at the 9
+ *       cells each one feeds). They are summed per block of {@value #BLOCK} rows, then the blocks in
+ *       order, so results do not depend on the thread count.
+ *   <li>The convolutions are split over {@link #setWorkers workers} by rows (rollout step, training
+ *       forward and backward); the training forward keeps padded a1 ([R][144][C] floats) for the
+ *       backward pass, besides a2 [R][P][C] and x0.
+ * </ul>
  *
  * <p>Size (A = 5): parameters 36C + C + 9C^2 + C + 100 C H + H + core (L (3H^2 + 3H) + 6(H+1)).
  * The default (C = 8, H = 64, L = 1) has 296 + 584 + 51,264 + 12,480 + 390 = 65,014 parameters.
- * Multiply-adds per forward step and environment: 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj)
- * + 3 H^2 L (minGRU) + 6 H (heads): 28,800 + 57,600 + 51,200 + 12,288 + 384 = 150,272 for the
- * default (the pinned DefaultPolicy: about 107k), plus about 2,000 C + 20 H L elementwise operations.
- *
- * <p>The encoder runs on the calling thread (results do not depend on the thread count); the core
- * splits its work over {@link #setWorkers workers} as in DefaultPolicy. Not thread-safe.
+ * Multiply-adds per forward step and environment as a dense network (what {@link Config#forwardMacs}
+ * counts): 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj) + 3 H^2 L (minGRU) + 6 H (heads):
+ * 28,800 + 57,600 + 51,200 + 12,288 + 384 = 150,272 for the default. Work actually done: conv1
+ * is 900 C adds (7,200), so about 128.6k multiply-adds, plus about 2,000 C + 20 H L elementwise
+ * operations. Measured on the 2-core AVX-512 machine (one thread, per row, C = 8 H = 64): conv1
+ * about 1 us, conv2 forward about 55 GFLOP/s, proj 110-140 GFLOP/s; C = 16 runs conv2 at about
+ * 80 GFLOP/s forward. Not thread-safe.
  */
 public final class ConvPolicy implements PolicyNet {
   public static final int OBS = 400, P = 100, SIDE = 10, PLANES = 4;
@@ -278,24 +298,18 @@ public final class ConvPolicy implements PolicyNet {
   }
 
   /** obs [R][4][P] -> a2, x0 of {@code s}: the convolutions split over workers by rows, then proj. */
-  static final long[] PROF = new long[16];
   private void encode(Acts s, byte[] obs, int rows) {
-    long t0 = System.nanoTime();
     relayForward();
     scratch();
     cur = s;
     curObs = obs;
-    long t1 = System.nanoTime();
     workers.run(encodeTask, rows, 4);
-    long t2 = System.nanoTime();
     cur = null;
     curObs = null;
     float[] w = params.data;
     for (int r = 0; r < rows; r++) System.arraycopy(w, pB.offset(), s.x0, r * H, H);
     mm.ab(workers, s.a2, 0, pWT, 0, s.x0, 0, rows, H, P * C, true);
     relu(s.x0, 0, rows * H);
-    long t3 = System.nanoTime();
-    PROF[0] += t1 - t0; PROF[1] += t2 - t1; PROF[2] += t3 - t2;
   }
 
   /** Rebuilds t1, w1, w2f, b1, b2 and pWT from params. */
@@ -554,9 +568,7 @@ public final class ConvPolicy implements PolicyNet {
   @Override
   public void backward(float[] dLogits, float[] dValues) {
     if (!haveForward) throw new IllegalStateException("backward without forward");
-    long t0 = System.nanoTime();
     core.backward(dLogits, dValues);
-    long t1 = System.nanoTime();
     Acts s = train;
     int rows = trainRows, pc = P * C;
     float[] g = params.grad;
@@ -565,7 +577,6 @@ public final class ConvPolicy implements PolicyNet {
     for (int i = 0; i < rows * H; i++) if (s.x0[i] <= 0f) dx0[i] = 0f;
     mm.atb(workers, dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
     colSum(dx0, rows, H, g, pB.offset());
-    long t2 = System.nanoTime();
     // conv2 and conv1 per block of rows (dLoss/da2 = dx0 . proj.weight computed per chunk inside),
     // weight gradients per block, then summed over blocks in order: the same bits at every thread count.
     relayBackward();
@@ -575,8 +586,6 @@ public final class ConvPolicy implements PolicyNet {
     Arrays.fill(part, 0, blocks * PART, 0f);
     cur = s;
     workers.run(backTask, rows, BLOCK);
-    long t3 = System.nanoTime();
-    PROF[3] += t1 - t0; PROF[4] += t2 - t1; PROF[5] += t3 - t2;
     cur = null;
     float[] sum = new float[PART];
     for (int bl = 0; bl < blocks; bl++) {
@@ -599,9 +608,8 @@ public final class ConvPolicy implements PolicyNet {
     }
   }
 
-  /** Rebuilds w2b (conv2's adjoint: flipped taps, channels swapped) and t1, w1, b1 for the recomputed conv1. */
+  /** Rebuilds w2b and w2bP (conv2's adjoint: flipped taps, channels swapped) from params. */
   private void relayBackward() {
-    relayForward();
     float[] w = params.data;
     int o2 = c2W.offset();
     for (int k = 0; k < 9; k++) {
@@ -618,12 +626,9 @@ public final class ConvPolicy implements PolicyNet {
     int pc = P * C;
     for (int c0 = r0; c0 < r1; c0 += CHUNK) {
       int n = Math.min(CHUNK, r1 - c0), po = (c0 / BLOCK) * PART;
-      // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; conv1 recomputed into a1.
-      long q0 = System.nanoTime();
+      // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; a1 copied next to it.
       Kernels.ab(dx0, c0 * H, w, pW.offset(), sc.da2, 0, n, pc, H, false);
-      long q1 = System.nanoTime();
       System.arraycopy(s.a1, c0 * PP * C, sc.a1, 0, n * PP * C); // conv1's output, kept by the forward pass
-      long q2 = System.nanoTime();
       for (int i = 0; i < n; i++) {
         int zo = i * PP * C, so = (c0 + i) * pc, dao = i * pc;
         for (int j = 0; j < C; j += V) {
@@ -635,7 +640,6 @@ public final class ConvPolicy implements PolicyNet {
           }
         }
       }
-      long q3 = System.nanoTime();
       if (pairs) {
         // Pairs of rows; an odd last row pairs with an all-zero one (zero gradients, zero gate).
         if (n % 2 != 0) {
@@ -659,11 +663,7 @@ public final class ConvPolicy implements PolicyNet {
           }
         }
       }
-      long q4 = System.nanoTime();
-      long q5 = System.nanoTime();
       conv1WeightGrad(sc, c0, n, po + 9 * C * CV);
-      long q6 = System.nanoTime();
-      PROF[8] += q1 - q0; PROF[9] += q2 - q1; PROF[10] += q3 - q2; PROF[11] += q4 - q3; PROF[12] += q5 - q4 + 0 * q3; PROF[13] += q6 - q5;
     }
   }
 
