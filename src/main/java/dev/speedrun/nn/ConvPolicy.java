@@ -44,8 +44,8 @@ import jdk.incubator.vector.VectorSpecies;
  *   <li>proj is one {@link Kernels} product against proj.weight^T (n = H), split over workers.
  *   <li>Weight gradients of the convolutions: conv2's as eight-accumulator sums over cells, conv1's
  *       as a gather over the non-zero inputs only (about 65 per row: value times dLoss/da1 at the 9
- *       cells each one feeds). They are summed per block of {@value #BLOCK} rows, then the blocks in
- *       order, so results do not depend on the thread count.
+ *       cells each one feeds). They are summed per block of {@value #BLOCK} rows (a multiple of it for
+ *       C above about 20), then the blocks in order, so results do not depend on the thread count.
  *   <li>The convolutions are split over {@link #setWorkers workers} by rows (rollout step, training
  *       forward and backward); the training forward keeps padded a1 ([R][144][C] floats) for the
  *       backward pass, besides a2 [R][P][C] and x0.
@@ -144,7 +144,10 @@ public final class ConvPolicy implements PolicyNet {
   private static final VectorShuffle<Float> SPLIT = VectorShuffle.fromOp(F, l -> l < V / 2 ? 2 * l : 2 * (l - V / 2) + 1);
   private static final VectorMask<Float> ODD = VectorMask.fromLong(F, 0xAAAAAAAAAAAAAAAAL);
   private static final VectorMask<Float> LOW = F.indexInRange(0, V / 2), HIGH = LOW.not();
-  /** Rows per block of the backward pass: weight gradients are summed per block, then blocks in order. */
+  /**
+   * Rows per block of the backward pass (for C up to about 20; a multiple of it for more channels,
+   * see {@link #block}): weight gradients are summed per block, then the blocks in order.
+   */
   static final int BLOCK = 48;
   /**
    * Rows per sub-chunk inside a block: keeps a chunk's padded maps in L2, and a multiple of the
@@ -177,6 +180,7 @@ public final class ConvPolicy implements PolicyNet {
   private Scratch[] scratch = new Scratch[0];
   private float[] part = new float[0]; // [blocks][PART]: per-block weight gradients of the backward pass
   private final int PART; // w2 [9][C][CV], w1 [9][4][CV], b2 [CV], b1 [CV]
+  private final int block; // BLOCK times enough to keep the per-block sums near 8k floats per 48 rows
   private byte[] trainObs = new byte[0];
   private int trainRows;
   private boolean haveForward;
@@ -213,6 +217,7 @@ public final class ConvPolicy implements PolicyNet {
     b1 = new float[CV];
     b2 = new float[CV];
     PART = 9 * C * CV + 9 * PLANES * CV + 2 * CV;
+    block = BLOCK * Math.max(1, (PART + 8191) / 8192);
     pairs = 2 * C == V;
     w2fP = new float[pairs ? 9 * C * V : 0];
     w2bP = new float[pairs ? 9 * C * V : 0];
@@ -581,11 +586,11 @@ public final class ConvPolicy implements PolicyNet {
     // weight gradients per block, then summed over blocks in order: the same bits at every thread count.
     relayBackward();
     scratch();
-    int blocks = (rows + BLOCK - 1) / BLOCK;
+    int blocks = (rows + block - 1) / block;
     if (part.length < blocks * PART) part = new float[blocks * PART];
     Arrays.fill(part, 0, blocks * PART, 0f);
     cur = s;
-    workers.run(backTask, rows, BLOCK);
+    workers.run(backTask, rows, block);
     cur = null;
     float[] sum = new float[PART];
     for (int bl = 0; bl < blocks; bl++) {
@@ -625,7 +630,7 @@ public final class ConvPolicy implements PolicyNet {
     float[] dx0 = core.inputGrad(), w = params.data;
     int pc = P * C;
     for (int c0 = r0; c0 < r1; c0 += CHUNK) {
-      int n = Math.min(CHUNK, r1 - c0), po = (c0 / BLOCK) * PART;
+      int n = Math.min(CHUNK, r1 - c0), po = (c0 / block) * PART;
       // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; a1 copied next to it.
       Kernels.ab(dx0, c0 * H, w, pW.offset(), sc.da2, 0, n, pc, H, false);
       System.arraycopy(s.a1, c0 * PP * C, sc.a1, 0, n * PP * C); // conv1's output, kept by the forward pass

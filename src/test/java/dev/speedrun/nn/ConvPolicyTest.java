@@ -172,9 +172,11 @@ class ConvPolicyTest {
   @Test
   void gradientsMatchForVectorWideChannelCountsAndNonBinaryInputs() {
     // C = 8 (half an AVX-512 vector), 16 (one), 20 (one and a partial); 0/1 and -3..3 input bytes;
-    // 40 rows: more than a backward block, so block partial sums are combined.
-    gradCheck(new ConvPolicy.Config(8, 6, 1, 5, 11), 2, 17, 2, 12, false, 1e-7);
-    gradCheck(new ConvPolicy.Config(16, 4, 1, 5, 12), 2, 17, 1, 12, true, 1e-7);
+    // 50 rows: more than a backward block (48), so block partial sums are combined; odd row counts
+    // (a row pair with an all-zero partner at the end).
+    gradCheck(new ConvPolicy.Config(8, 6, 1, 5, 11), 2, 25, 2, 12, false, 1e-7);
+    gradCheck(new ConvPolicy.Config(8, 4, 1, 5, 14), 1, 13, 1, 12, true, 1e-7);
+    gradCheck(new ConvPolicy.Config(16, 4, 1, 5, 12), 2, 25, 1, 12, true, 1e-7);
     gradCheck(new ConvPolicy.Config(20, 4, 1, 5, 13), 2, 3, 2, 12, true, 1e-7);
   }
 
