@@ -56,7 +56,7 @@ import jdk.incubator.vector.VectorSpecies;
  * Multiply-adds per forward step and environment as a dense network (what {@link Config#forwardMacs}
  * counts): 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj) + 3 H^2 L (minGRU) + 6 H (heads):
  * 28,800 + 57,600 + 51,200 + 12,288 + 384 = 150,272 for the default. Work actually done: conv1
- * is 900 C adds (7,200), so about 128.6k multiply-adds, plus about 2,000 C + 20 H L elementwise
+ * is 900 C adds (7,200), so about 128.7k multiply-adds, plus about 2,000 C + 20 H L elementwise
  * operations. Measured on the 2-core AVX-512 machine (one thread, per row, C = 8 H = 64): conv1
  * about 1 us, conv2 forward about 55 GFLOP/s, proj 110-140 GFLOP/s; C = 16 runs conv2 at about
  * 80 GFLOP/s forward. Not thread-safe.
