@@ -3,6 +3,12 @@ package dev.speedrun.nn;
 import dev.speedrun.UserError;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * A recurrent actor-critic with spatial weight sharing: two 3x3 convolutions over the 4 x 10 x 10
@@ -21,23 +27,42 @@ import java.util.Arrays;
  *   core    DefaultPolicy's minGRU layers and heads on x0 (tensors rnn.l.*, policy.*, value.*)
  * </pre>
  *
- * <p>Feature maps are kept channels-last ([cell][channel]) so that each convolution is im2col
- * (rows of 9*Ci inputs per cell, built for a chunk of {@value #CHUNK} rows at a time, never for the
- * whole batch) followed by one {@link Kernels} matrix product; the backward pass rebuilds the
- * columns per chunk. The weights keep PyTorch's Conv2d layout, so a column's index is ci*9 + k.
+ * <p>How it is computed (the tensors keep PyTorch's layout; re-laid copies of the small conv
+ * weights, and proj.weight^T, are rebuilt from them at the start of every pass):
+ * <ul>
+ *   <li>Feature maps are channels-last; a1 (and the backward pass's dLoss/da2, dLoss/da1) live in
+ *       padded 12 x 12 maps with a zero border, so no tap needs a bounds test.
+ *   <li>conv1 is a table gather: a cell's 4 planes form a 4-bit pattern, and conv1.weight summed
+ *       per tap and pattern gives a table [9][16][C]; a cell of a1 is the bias plus 9 table rows
+ *       (9 vector adds instead of 36 C multiply-adds). Inputs other than 0/1 bytes take a general
+ *       path (a multiply-add per non-zero plane and tap) with the same function.
+ *   <li>conv2 is a direct convolution: for one board row of 10 cells, 10 vector accumulators along
+ *       the output channels, one weight vector load feeding 10 FMAs with broadcast inputs. When
+ *       2C equals the vector width (C = 8 on AVX-512) two rows of the batch run together, lane
+ *       2c + j holding channel c of row j (inputs broadcast as float pairs), so no lane idles; the
+ *       backward pass's input gradient is the same kernel with flipped, transposed weights.
+ *   <li>proj is one {@link Kernels} product against proj.weight^T (n = H), split over workers.
+ *   <li>Weight gradients of the convolutions: conv2's as eight-accumulator sums over cells, conv1's
+ *       as a gather over the non-zero inputs only (about 65 per row: value times dLoss/da1 at the 9
+ *       cells each one feeds). They are summed per block of {@value #BLOCK} rows (a multiple of it for
+ *       C above about 20), then the blocks in order, so results do not depend on the thread count.
+ *   <li>The convolutions are split over {@link #setWorkers workers} by rows (rollout step, training
+ *       forward and backward); the training forward keeps padded a1 ([R][144][C] floats) for the
+ *       backward pass, besides a2 [R][P][C] and x0.
+ * </ul>
  *
  * <p>Size (A = 5): parameters 36C + C + 9C^2 + C + 100 C H + H + core (L (3H^2 + 3H) + 6(H+1)).
  * The default (C = 8, H = 64, L = 1) has 296 + 584 + 51,264 + 12,480 + 390 = 65,014 parameters.
- * Multiply-adds per forward step and environment: 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj)
- * + 3 H^2 L (minGRU) + 6 H (heads): 28,800 + 57,600 + 51,200 + 12,288 + 384 = 150,272 for the
- * default (the pinned DefaultPolicy: about 107k), plus about 2,000 C + 20 H L elementwise operations.
- *
- * <p>The encoder runs on the calling thread (results do not depend on the thread count); the core
- * splits its work over {@link #setWorkers workers} as in DefaultPolicy. Not thread-safe.
+ * Multiply-adds per forward step and environment as a dense network (what {@link Config#forwardMacs}
+ * counts): 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj) + 3 H^2 L (minGRU) + 6 H (heads):
+ * 28,800 + 57,600 + 51,200 + 12,288 + 384 = 150,272 for the default. Work actually done: conv1
+ * is 900 C adds (7,200), so about 128.7k multiply-adds, plus about 2,000 C + 20 H L elementwise
+ * operations. Measured on the 2-core AVX-512 machine (one thread, per row, C = 8 H = 64): conv1
+ * about 1 us, conv2 forward about 55 GFLOP/s, proj 110-140 GFLOP/s; C = 16 runs conv2 at about
+ * 80 GFLOP/s forward. Not thread-safe.
  */
 public final class ConvPolicy implements PolicyNet {
   public static final int OBS = 400, P = 100, SIDE = 10, PLANES = 4;
-  static final int CHUNK = 32; // rows per im2col chunk: 3,200 cells x 9C floats of scratch
 
   /**
    * Architecture and initialisation of a {@link ConvPolicy}; stored in checkpoints as JSON.
@@ -73,16 +98,21 @@ public final class ConvPolicy implements PolicyNet {
     }
   }
 
-  /** Encoder activations for up to {@code cap} rows. */
+  /** Encoder activations kept between calls, for up to {@code cap} rows. */
   private static final class Acts {
     int cap;
-    float[] a1, a2, x0; // [R][P][C], [R][P][C], [R][H]
+    final boolean keepA1; // training: a1 kept for the backward pass
+    float[] a1, a2, x0; // [R][PP][C] (padded, zero border), [R][P][C] (+ V floats of slack for whole-vector reads), [R][H]
+
+    Acts(boolean keepA1) {
+      this.keepA1 = keepA1;
+    }
 
     void ensure(int rows, int c, int h) {
       if (rows > cap) {
         cap = rows;
-        a1 = new float[rows * P * c];
-        a2 = new float[rows * P * c];
+        if (keepA1) a1 = new float[rows * PP * c + V];
+        a2 = new float[rows * P * c + V];
         x0 = new float[rows * h];
       }
     }
@@ -91,31 +121,88 @@ public final class ConvPolicy implements PolicyNet {
   /** Neighbour k (0..8, row-major 3x3) of cell p, or -1 outside the board. */
   private static final int[] NEIGHBOUR = new int[P * 9];
 
+  /** Padded maps: 12 x 12 cells with a zero border; cell p sits at PAD_OF[p], tap k at + OFF[k]. */
+  static final int SIDE_PAD = SIDE + 2, PP = SIDE_PAD * SIDE_PAD;
+  private static final int[] PAD_OF = new int[P], OFF = new int[9];
+
   static {
     for (int p = 0; p < P; p++) {
+      PAD_OF[p] = (p / SIDE + 1) * SIDE_PAD + p % SIDE + 1;
       for (int k = 0; k < 9; k++) {
         int y = p / SIDE + k / 3 - 1, x = p % SIDE + k % 3 - 1;
         NEIGHBOUR[p * 9 + k] = y < 0 || y >= SIDE || x < 0 || x >= SIDE ? -1 : y * SIDE + x;
       }
     }
+    for (int k = 0; k < 9; k++) OFF[k] = (k / 3 - 1) * SIDE_PAD + k % 3 - 1;
   }
 
+  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+  private static final int V = F.length();
+  private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+  /** Row pairs (2C = V): lane 2c + j holds channel c of row j; SPREAD takes lanes 0..C-1 there, SPLIT back. */
+  private static final VectorShuffle<Float> SPREAD = VectorShuffle.fromOp(F, l -> l / 2);
+  private static final VectorShuffle<Float> SPLIT = VectorShuffle.fromOp(F, l -> l < V / 2 ? 2 * l : 2 * (l - V / 2) + 1);
+  private static final VectorMask<Float> ODD = VectorMask.fromLong(F, 0xAAAAAAAAAAAAAAAAL);
+  private static final VectorMask<Float> LOW = F.indexInRange(0, V / 2), HIGH = LOW.not();
+  /**
+   * Rows per block of the backward pass (for C up to about 20; a multiple of it for more channels,
+   * see {@link #block}): weight gradients are summed per block, then the blocks in order.
+   */
+  static final int BLOCK = 48;
+  /**
+   * Rows per sub-chunk inside a block: keeps a chunk's padded maps in L2, and a multiple of the
+   * 6-row tile of {@link Kernels#ab} (the chunk's dLoss/da2 product).
+   */
+  static final int CHUNK = 12;
+
   private final Config cfg;
-  private final int C, H;
+  private final int C, H, CV; // CV = C rounded up to whole vectors: the stride of the re-laid weights
   private final Params params = new Params();
   private final Params.Tensor c1W, c1B, c2W, c2B, pW, pB;
   private final DefaultPolicy core;
-  private final Acts roll = new Acts(), train = new Acts();
-  private float[] cols = new float[0]; // im2col scratch [CHUNK*P][9*max(4, C)]
-  private float[] da = new float[0], db = new float[0]; // backward scratch [R][P*C]
+  private final Acts roll = new Acts(false), train = new Acts(true);
+  private Workers workers = SERIAL;
+  private final ParMm mm = new ParMm();
+  private static final Workers SERIAL = new Workers(1);
+
+  // Weights re-laid for the encoder, rebuilt from params by every pass (a few thousand floats, plus
+  // proj's transpose): conv1 as a table over the 16 patterns of a cell's 4 planes, per tap
+  // (t1[k][code][CV]), conv1 per tap and plane (w1[k][plane][CV]), conv2 per tap and input channel
+  // (w2f[k][ci][CV] = conv2.weight[co][ci][k] along co), its adjoint (w2b[k][co][CV] =
+  // conv2.weight[co][ci][8 - k] along ci), biases b1, b2 [CV], proj.weight^T [P*C][H].
+  private final float[] t1, w1, w2f, w2b, b1, b2;
+  // With 2C = V (C = 8 on AVX-512) conv2 runs on pairs of rows so that every lane works: the
+  // pair's padded map as doubles (one double = the two rows' value of a channel, broadcast as a
+  // pair) against weights with each output channel twice (w2fP, w2bP [k][ci][V], b2P [V]).
+  private final boolean pairs;
+  private final float[] w2fP, w2bP, b2P;
+  private float[] pWT = new float[0];
+  private Scratch[] scratch = new Scratch[0];
+  private float[] part = new float[0]; // [blocks][PART]: per-block weight gradients of the backward pass
+  private final int PART; // w2 [9][C][CV], w1 [9][4][CV], b2 [CV], b1 [CV]
+  private final int block; // BLOCK times enough to keep the per-block sums near 8k floats per 48 rows
   private byte[] trainObs = new byte[0];
   private int trainRows;
   private boolean haveForward;
+
+  // The job of the worker tasks below (set before each Workers.run).
+  private Acts cur;
+  private byte[] curObs;
+  private final Workers.Task encodeTask = this::encodeRows, backTask = this::backwardRows;
+
+  /** One worker's buffers: padded maps of a chunk of rows, conv1 codes, active cells. */
+  private final class Scratch {
+    final float[] a1 = new float[(CHUNK + 1) * PP * C + V], dz2 = new float[(CHUNK + 1) * PP * C + V];
+    final float[] dz1 = new float[(CHUNK + 1) * PP * C + V], da2 = new float[CHUNK * P * C + V];
+    final int[] code = new int[PP], act = new int[OBS];
+    final double[] pair = new double[PP * C + V], pairA = new double[PP * C + V];
+  }
 
   public ConvPolicy(Config cfg) {
     this.cfg = cfg;
     C = cfg.channels();
     H = cfg.hidden();
+    CV = (C + V - 1) / V * V;
     c1W = params.add("conv1.weight", C, PLANES, 3, 3);
     c1B = params.add("conv1.bias", C);
     c2W = params.add("conv2.weight", C, C, 3, 3);
@@ -123,7 +210,18 @@ public final class ConvPolicy implements PolicyNet {
     pW = params.add("proj.weight", H, P * C);
     pB = params.add("proj.bias", H);
     core = new DefaultPolicy(new DefaultPolicy.Config(H, cfg.layers(), cfg.actions(), cfg.seed()), params, false);
-    cols = new float[CHUNK * P * 9 * Math.max(PLANES, C)];
+    t1 = new float[9 * 16 * CV];
+    w1 = new float[9 * PLANES * CV];
+    w2f = new float[9 * C * CV];
+    w2b = new float[9 * C * CV];
+    b1 = new float[CV];
+    b2 = new float[CV];
+    PART = 9 * C * CV + 9 * PLANES * CV + 2 * CV;
+    block = BLOCK * Math.max(1, (PART + 8191) / 8192);
+    pairs = 2 * C == V;
+    w2fP = new float[pairs ? 9 * C * V : 0];
+    w2bP = new float[pairs ? 9 * C * V : 0];
+    b2P = new float[pairs ? V : 0];
     Rng rng = new Rng(Rng.mix(cfg.seed(), 0xC0471L, 0));
     // He-uniform for the ReLU layers (variance 2/fan_in), biases zero.
     uniform(rng, c1W, (float) Math.sqrt(6.0 / (PLANES * 9)));
@@ -141,9 +239,20 @@ public final class ConvPolicy implements PolicyNet {
   @Override public int stateSize() { return core.stateSize(); }
   @Override public Params params() { return params; }
 
-  /** Splits the core's work over {@code workers}; the encoder stays on the calling thread. */
+  /** Splits the encoder's and the core's work over {@code workers} (results do not depend on the thread count). */
   public void setWorkers(Workers workers) {
+    this.workers = workers;
     core.setWorkers(workers);
+  }
+
+  private Scratch[] scratch() {
+    int n = workers.threads();
+    if (scratch.length < n) {
+      Scratch[] s = Arrays.copyOf(scratch, n);
+      for (int i = scratch.length; i < n; i++) s[i] = new Scratch();
+      scratch = s;
+    }
+    return scratch;
   }
 
   /** As {@link DefaultPolicy#warmUp}: compiles the hot paths on a throwaway policy; returns seconds. */
@@ -151,7 +260,7 @@ public final class ConvPolicy implements PolicyNet {
     long t0 = System.nanoTime();
     ConvPolicy net = new ConvPolicy(cfg);
     net.setWorkers(workers);
-    int t = 2, b = 4, rows = t * b, a = cfg.actions(), s = net.stateSize();
+    int t = 2, b = 4 * BLOCK / 2, rows = t * b, a = cfg.actions(), s = net.stateSize();
     byte[] obs = new byte[rows * OBS];
     for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
     boolean[] reset = new boolean[rows];
@@ -179,88 +288,286 @@ public final class ConvPolicy implements PolicyNet {
     int rows = t * b;
     train.ensure(rows, C, H);
     if (trainObs.length < rows * OBS) trainObs = new byte[rows * OBS];
-    System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // the backward pass rebuilds conv1's columns
+    System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // conv1's weight gradients gather from it
     encode(train, obs, rows);
     core.forwardFrom(train.x0, resetBefore, h0, t, b, logits, values);
     trainRows = rows;
     haveForward = true;
   }
 
-  /** obs [R][4][P] -> a1, a2, x0 of {@code s}. */
+  /** Package-private for tests: the feature map a2 [n][P*C] and x0 [n][H] of a rollout step's encoder. */
+  float[][] encodeForTest(byte[] obs, int n) {
+    roll.ensure(n, C, H);
+    encode(roll, obs, n);
+    return new float[][] {Arrays.copyOf(roll.a2, n * P * C), Arrays.copyOf(roll.x0, n * H)};
+  }
+
+  /** obs [R][4][P] -> a2, x0 of {@code s}: the convolutions split over workers by rows, then proj. */
   private void encode(Acts s, byte[] obs, int rows) {
+    relayForward();
+    scratch();
+    cur = s;
+    curObs = obs;
+    workers.run(encodeTask, rows, 4);
+    cur = null;
+    curObs = null;
     float[] w = params.data;
-    int k1 = PLANES * 9, k2 = C * 9;
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-      int n = Math.min(CHUNK, rows - r0), cells = n * P;
-      im2colObs(obs, r0, n);
-      int o = r0 * P * C;
-      for (int q = 0; q < cells; q++) System.arraycopy(w, c1B.offset(), s.a1, o + q * C, C);
-      Kernels.abt(cols, 0, w, c1W.offset(), s.a1, o, cells, C, k1, true);
-      relu(s.a1, o, cells * C);
-      im2col(s.a1, r0, n);
-      for (int q = 0; q < cells; q++) System.arraycopy(w, c2B.offset(), s.a2, o + q * C, C);
-      Kernels.abt(cols, 0, w, c2W.offset(), s.a2, o, cells, C, k2, true);
-      relu(s.a2, o, cells * C);
-    }
     for (int r = 0; r < rows; r++) System.arraycopy(w, pB.offset(), s.x0, r * H, H);
-    Kernels.abt(s.a2, 0, w, pW.offset(), s.x0, 0, rows, H, P * C, true);
+    mm.ab(workers, s.a2, 0, pWT, 0, s.x0, 0, rows, H, P * C, true);
     relu(s.x0, 0, rows * H);
+  }
+
+  /** Rebuilds t1, w1, w2f, b1, b2 and pWT from params. */
+  private void relayForward() {
+    float[] w = params.data;
+    int o1 = c1W.offset(), o2 = c2W.offset();
+    Arrays.fill(t1, 0f);
+    for (int k = 0; k < 9; k++) {
+      for (int c = 0; c < C; c++) {
+        for (int pl = 0; pl < PLANES; pl++) w1[(k * PLANES + pl) * CV + c] = w[o1 + (c * PLANES + pl) * 9 + k];
+        for (int code = 1; code < 16; code++) {
+          float acc = 0f;
+          for (int pl = 0; pl < PLANES; pl++) if ((code >> pl & 1) != 0) acc += w[o1 + (c * PLANES + pl) * 9 + k];
+          t1[(k * 16 + code) * CV + c] = acc;
+        }
+        for (int ci = 0; ci < C; ci++) w2f[(k * C + ci) * CV + c] = w[o2 + (c * C + ci) * 9 + k];
+      }
+    }
+    System.arraycopy(w, c1B.offset(), b1, 0, C);
+    System.arraycopy(w, c2B.offset(), b2, 0, C);
+    if (pairs) {
+      for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2fP[i * V + c] = w2f[i * CV + c / 2];
+      for (int c = 0; c < V; c++) b2P[c] = b2[c / 2];
+    }
+    int pc = P * C;
+    if (pWT.length < pc * H) pWT = new float[pc * H];
+    transpose(w, pW.offset(), H, pc, pWT);
+  }
+
+  /** dst[c][r] = src[off + r*cols + c] for a [rows][cols] matrix. */
+  private static void transpose(float[] src, int off, int rows, int cols, float[] dst) {
+    for (int r0 = 0; r0 < rows; r0 += 16) {
+      int r1 = Math.min(rows, r0 + 16);
+      for (int c0 = 0; c0 < cols; c0 += 16) {
+        int c1 = Math.min(cols, c0 + 16);
+        for (int r = r0; r < r1; r++) for (int c = c0; c < c1; c++) dst[c * rows + r] = src[off + r * cols + c];
+      }
+    }
+  }
+
+  /** Worker task: conv1 and conv2 of rows [r0, r1), one row at a time through the worker's padded a1. */
+  private void encodeRows(int worker, int r0, int r1) {
+    Scratch sc = scratch[worker];
+    Acts s = cur;
+    float[] a1 = s.keepA1 ? s.a1 : sc.a1;
+    int r = r0;
+    if (pairs) {
+      for (; r + 1 < r1; r += 2) {
+        int o = s.keepA1 ? r * PP * C : 0;
+        conv1Row(curObs, r, sc, a1, o);
+        conv1Row(curObs, r + 1, sc, a1, o + PP * C);
+        zip(a1, o, sc.pair);
+        for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2fP, y, b2P, s.a2, r * P * C, (r + 1) * P * C, null, 0, 0);
+      }
+    }
+    for (; r < r1; r++) {
+      int o = s.keepA1 ? r * PP * C : 0;
+      conv1Row(curObs, r, sc, a1, o);
+      for (int j = 0; j < C; j += V) {
+        for (int y = 0; y < SIDE; y++) convTile(a1, o, w2f, j, y, b2, s.a2, r * P * C, null, 0);
+      }
+    }
+  }
+
+  /**
+   * a1 (padded, [PP][C] at {@code ao}; its border is left alone) = relu(conv1(obs row r) + b1). Rows of
+   * 0/1 bytes (all observations) take the table path: 9 vector adds per cell, t1[k][code of the
+   * neighbour]; other bytes take the general path (a multiply-add per non-zero plane and tap).
+   */
+  private void conv1Row(byte[] obs, int r, Scratch sc, float[] a1, int ao) {
+    int ob = r * OBS;
+    int[] code = sc.code; // its border stays 0 (an all-zero table row)
+    int bad = 0;
+    for (int p = 0; p < P; p++) {
+      int v0 = obs[ob + p], v1 = obs[ob + P + p], v2 = obs[ob + 2 * P + p], v3 = obs[ob + 3 * P + p];
+      bad |= v0 | v1 | v2 | v3;
+      code[PAD_OF[p]] = (v0 | v1 << 1 | v2 << 2 | v3 << 3) * CV;
+    }
+    if ((bad & ~1) == 0) {
+      for (int j = 0; j < C; j += V) {
+        VectorMask<Float> m = F.indexInRange(j, C);
+        FloatVector bias = FloatVector.fromArray(F, b1, j);
+        int t = 16 * CV;
+        for (int y = 0; y < SIDE; y++) {
+          for (int q = (y + 1) * SIDE_PAD + 1, qe = q + SIDE; q < qe; q++) {
+            // Taps by rows of the 3x3 window, three partial sums (shorter add chains).
+            int u = q - SIDE_PAD, d = q + SIDE_PAD;
+            FloatVector s0 = bias.add(FloatVector.fromArray(F, t1, code[u - 1] + j))
+                .add(FloatVector.fromArray(F, t1, t + code[u] + j)).add(FloatVector.fromArray(F, t1, 2 * t + code[u + 1] + j));
+            FloatVector s1 = FloatVector.fromArray(F, t1, 3 * t + code[q - 1] + j)
+                .add(FloatVector.fromArray(F, t1, 4 * t + code[q] + j)).add(FloatVector.fromArray(F, t1, 5 * t + code[q + 1] + j));
+            FloatVector s2 = FloatVector.fromArray(F, t1, 6 * t + code[d - 1] + j)
+                .add(FloatVector.fromArray(F, t1, 7 * t + code[d] + j)).add(FloatVector.fromArray(F, t1, 8 * t + code[d + 1] + j));
+            s0.add(s1).add(s2).max(0f).intoArray(a1, ao + q * C + j, m);
+          }
+        }
+      }
+    } else {
+      for (int j = 0; j < C; j += V) {
+        VectorMask<Float> m = F.indexInRange(j, C);
+        for (int p = 0; p < P; p++) {
+          FloatVector acc = FloatVector.fromArray(F, b1, j);
+          for (int k = 0; k < 9; k++) {
+            int nb = NEIGHBOUR[p * 9 + k];
+            if (nb < 0) continue;
+            for (int pl = 0; pl < PLANES; pl++) {
+              int v = obs[ob + pl * P + nb];
+              if (v != 0) acc = FloatVector.broadcast(F, (float) v).fma(FloatVector.fromArray(F, w1, (k * PLANES + pl) * CV + j), acc);
+            }
+          }
+          acc.max(0f).intoArray(a1, ao + PAD_OF[p] * C + j, m);
+        }
+      }
+    }
+  }
+
+  /**
+   * One board row y (10 cells) of a 3x3 convolution over a padded channels-last map, output channels
+   * [j, j + V): acc[x] = bias + sum_k sum_ci in[pad(y, x) + OFF[k]][ci] * w[k][ci][j...], ten
+   * accumulators so each weight vector load feeds ten FMAs. With {@code mask} null the output is
+   * relu(acc), written unpadded ([P][C]) at {@code oo}; otherwise it is acc where mask[...] > 0
+   * (the ReLU's derivative) else 0, written padded ([PP][C]) at {@code oo}, the mask read from the
+   * padded map at {@code mo}.
+   */
+  private void convTile(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, float[] mask, int mo) {
+    int c = C, cv = CV;
+    FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, j);
+    FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init, s8 = init, s9 = init;
+    int base = io + ((y + 1) * SIDE_PAD + 1) * c;
+    for (int k = 0; k < 9; k++) {
+      int kb = base + OFF[k] * c, wk = k * c * cv + j;
+      for (int ci = 0; ci < c; ci++) {
+        FloatVector wv = FloatVector.fromArray(F, w, wk + ci * cv);
+        int i = kb + ci;
+        s0 = FloatVector.broadcast(F, in[i]).fma(wv, s0);
+        s1 = FloatVector.broadcast(F, in[i + c]).fma(wv, s1);
+        s2 = FloatVector.broadcast(F, in[i + 2 * c]).fma(wv, s2);
+        s3 = FloatVector.broadcast(F, in[i + 3 * c]).fma(wv, s3);
+        s4 = FloatVector.broadcast(F, in[i + 4 * c]).fma(wv, s4);
+        s5 = FloatVector.broadcast(F, in[i + 5 * c]).fma(wv, s5);
+        s6 = FloatVector.broadcast(F, in[i + 6 * c]).fma(wv, s6);
+        s7 = FloatVector.broadcast(F, in[i + 7 * c]).fma(wv, s7);
+        s8 = FloatVector.broadcast(F, in[i + 8 * c]).fma(wv, s8);
+        s9 = FloatVector.broadcast(F, in[i + 9 * c]).fma(wv, s9);
+      }
+    }
+    VectorMask<Float> m = F.indexInRange(j, c);
+    if (mask == null) {
+      int o = oo + y * SIDE * c + j;
+      s0.max(0f).intoArray(out, o, m);
+      s1.max(0f).intoArray(out, o + c, m);
+      s2.max(0f).intoArray(out, o + 2 * c, m);
+      s3.max(0f).intoArray(out, o + 3 * c, m);
+      s4.max(0f).intoArray(out, o + 4 * c, m);
+      s5.max(0f).intoArray(out, o + 5 * c, m);
+      s6.max(0f).intoArray(out, o + 6 * c, m);
+      s7.max(0f).intoArray(out, o + 7 * c, m);
+      s8.max(0f).intoArray(out, o + 8 * c, m);
+      s9.max(0f).intoArray(out, o + 9 * c, m);
+    } else {
+      int d = ((y + 1) * SIDE_PAD + 1) * c + j, o = oo + d, g = mo + d;
+      gate(s0, mask, g, out, o, m);
+      gate(s1, mask, g + c, out, o + c, m);
+      gate(s2, mask, g + 2 * c, out, o + 2 * c, m);
+      gate(s3, mask, g + 3 * c, out, o + 3 * c, m);
+      gate(s4, mask, g + 4 * c, out, o + 4 * c, m);
+      gate(s5, mask, g + 5 * c, out, o + 5 * c, m);
+      gate(s6, mask, g + 6 * c, out, o + 6 * c, m);
+      gate(s7, mask, g + 7 * c, out, o + 7 * c, m);
+      gate(s8, mask, g + 8 * c, out, o + 8 * c, m);
+      gate(s9, mask, g + 9 * c, out, o + 9 * c, m);
+    }
+  }
+
+  private static void gate(FloatVector s, float[] mask, int g, float[] out, int o, VectorMask<Float> m) {
+    s.blend(0f, FloatVector.fromArray(F, mask, g).compare(VectorOperators.LE, 0f)).intoArray(out, o, m);
+  }
+
+  /** pair[q*C + c] = (map[o + q*C + c], map[o + PP*C + q*C + c]) as the two floats of a double, all PP cells. */
+  private void zip(float[] map, int o, double[] pair) {
+    int second = o + PP * C;
+    for (int q = 0; q < PP; q++) {
+      FloatVector a = FloatVector.fromArray(F, map, o + q * C).rearrange(SPREAD);
+      FloatVector b = FloatVector.fromArray(F, map, second + q * C).rearrange(SPREAD);
+      a.blend(b, ODD).reinterpretAsDoubles().intoArray(pair, q * C);
+    }
+  }
+
+  /**
+   * {@link #convTile} for a pair of rows (2C = V): lane 2c + j of an accumulator is output channel c
+   * of row j. Forward ({@code gate} null): relu, rows written unpadded at o0 and o1. Backward: gated
+   * by the padded maps at g0, g1 of {@code gate}, written padded at o0, o1.
+   */
+  private void convTilePair(double[] in, float[] w, int y, float[] bias, float[] out, int o0, int o1, float[] gate, int g0, int g1) {
+    int c = C;
+    FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, 0);
+    FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init, s8 = init, s9 = init;
+    int base = ((y + 1) * SIDE_PAD + 1) * c;
+    for (int k = 0; k < 9; k++) {
+      int kb = base + OFF[k] * c, wk = k * c * V;
+      for (int ci = 0; ci < c; ci++) {
+        FloatVector wv = FloatVector.fromArray(F, w, wk + ci * V);
+        int i = kb + ci;
+        s0 = DoubleVector.broadcast(D, in[i]).reinterpretAsFloats().fma(wv, s0);
+        s1 = DoubleVector.broadcast(D, in[i + c]).reinterpretAsFloats().fma(wv, s1);
+        s2 = DoubleVector.broadcast(D, in[i + 2 * c]).reinterpretAsFloats().fma(wv, s2);
+        s3 = DoubleVector.broadcast(D, in[i + 3 * c]).reinterpretAsFloats().fma(wv, s3);
+        s4 = DoubleVector.broadcast(D, in[i + 4 * c]).reinterpretAsFloats().fma(wv, s4);
+        s5 = DoubleVector.broadcast(D, in[i + 5 * c]).reinterpretAsFloats().fma(wv, s5);
+        s6 = DoubleVector.broadcast(D, in[i + 6 * c]).reinterpretAsFloats().fma(wv, s6);
+        s7 = DoubleVector.broadcast(D, in[i + 7 * c]).reinterpretAsFloats().fma(wv, s7);
+        s8 = DoubleVector.broadcast(D, in[i + 8 * c]).reinterpretAsFloats().fma(wv, s8);
+        s9 = DoubleVector.broadcast(D, in[i + 9 * c]).reinterpretAsFloats().fma(wv, s9);
+      }
+    }
+    if (gate == null) {
+      int d = y * SIDE * c;
+      splitOut(s0, out, o0 + d, o1 + d); splitOut(s1, out, o0 + d + c, o1 + d + c);
+      splitOut(s2, out, o0 + d + 2 * c, o1 + d + 2 * c); splitOut(s3, out, o0 + d + 3 * c, o1 + d + 3 * c);
+      splitOut(s4, out, o0 + d + 4 * c, o1 + d + 4 * c); splitOut(s5, out, o0 + d + 5 * c, o1 + d + 5 * c);
+      splitOut(s6, out, o0 + d + 6 * c, o1 + d + 6 * c); splitOut(s7, out, o0 + d + 7 * c, o1 + d + 7 * c);
+      splitOut(s8, out, o0 + d + 8 * c, o1 + d + 8 * c); splitOut(s9, out, o0 + d + 9 * c, o1 + d + 9 * c);
+    } else {
+      int d = base;
+      splitGate(s0, out, gate, o0 + d, o1 + d, g0 + d, g1 + d);
+      splitGate(s1, out, gate, o0 + d + c, o1 + d + c, g0 + d + c, g1 + d + c);
+      splitGate(s2, out, gate, o0 + d + 2 * c, o1 + d + 2 * c, g0 + d + 2 * c, g1 + d + 2 * c);
+      splitGate(s3, out, gate, o0 + d + 3 * c, o1 + d + 3 * c, g0 + d + 3 * c, g1 + d + 3 * c);
+      splitGate(s4, out, gate, o0 + d + 4 * c, o1 + d + 4 * c, g0 + d + 4 * c, g1 + d + 4 * c);
+      splitGate(s5, out, gate, o0 + d + 5 * c, o1 + d + 5 * c, g0 + d + 5 * c, g1 + d + 5 * c);
+      splitGate(s6, out, gate, o0 + d + 6 * c, o1 + d + 6 * c, g0 + d + 6 * c, g1 + d + 6 * c);
+      splitGate(s7, out, gate, o0 + d + 7 * c, o1 + d + 7 * c, g0 + d + 7 * c, g1 + d + 7 * c);
+      splitGate(s8, out, gate, o0 + d + 8 * c, o1 + d + 8 * c, g0 + d + 8 * c, g1 + d + 8 * c);
+      splitGate(s9, out, gate, o0 + d + 9 * c, o1 + d + 9 * c, g0 + d + 9 * c, g1 + d + 9 * c);
+    }
+  }
+
+  /** relu of a pair accumulator, row 0's channels to out[a...], row 1's to out[b...]. */
+  private static void splitOut(FloatVector s, float[] out, int a, int b) {
+    FloatVector u = s.max(0f).rearrange(SPLIT);
+    u.intoArray(out, a, LOW);
+    u.intoArray(out, b - V / 2, HIGH);
+  }
+
+  /** A pair accumulator gated by gate > 0 (each row its own map), to out[a...] and out[b...]. */
+  private static void splitGate(FloatVector s, float[] out, float[] gate, int a, int b, int ga, int gb) {
+    FloatVector u = s.rearrange(SPLIT);
+    u.blend(0f, FloatVector.fromArray(F, gate, ga).compare(VectorOperators.LE, 0f)).intoArray(out, a, LOW);
+    u.blend(0f, FloatVector.fromArray(F, gate, gb - V / 2).compare(VectorOperators.LE, 0f)).intoArray(out, b - V / 2, HIGH);
   }
 
   private static void relu(float[] v, int off, int n) {
     for (int i = off; i < off + n; i++) v[i] = Math.max(v[i], 0f);
-  }
-
-  /** cols[q][ci*9 + k] = obs plane ci at neighbour k of cell q, for rows [r0, r0 + n). */
-  private void im2colObs(byte[] obs, int r0, int n) {
-    int k1 = PLANES * 9;
-    for (int r = 0; r < n; r++) {
-      int ob = (r0 + r) * OBS;
-      for (int p = 0; p < P; p++) {
-        int co = (r * P + p) * k1;
-        for (int ci = 0; ci < PLANES; ci++) {
-          for (int k = 0; k < 9; k++) {
-            int nb = NEIGHBOUR[p * 9 + k];
-            cols[co + ci * 9 + k] = nb < 0 ? 0f : obs[ob + ci * P + nb];
-          }
-        }
-      }
-    }
-  }
-
-  /** cols[q][ci*9 + k] = x[row][neighbour k of cell q][ci] (channels-last x), rows [r0, r0 + n). */
-  private void im2col(float[] x, int r0, int n) {
-    int k2 = C * 9;
-    for (int r = 0; r < n; r++) {
-      int xb = (r0 + r) * P * C;
-      for (int p = 0; p < P; p++) {
-        int co = (r * P + p) * k2;
-        for (int k = 0; k < 9; k++) {
-          int nb = NEIGHBOUR[p * 9 + k];
-          if (nb < 0) {
-            for (int ci = 0; ci < C; ci++) cols[co + ci * 9 + k] = 0f;
-          } else {
-            for (int ci = 0; ci < C; ci++) cols[co + ci * 9 + k] = x[xb + nb * C + ci];
-          }
-        }
-      }
-    }
-  }
-
-  /** dx[row][neighbour k of q][ci] += cols[q][ci*9 + k] (the adjoint of {@link #im2col}). */
-  private void col2im(float[] dx, int r0, int n) {
-    int k2 = C * 9;
-    for (int r = 0; r < n; r++) {
-      int xb = (r0 + r) * P * C;
-      for (int p = 0; p < P; p++) {
-        int co = (r * P + p) * k2;
-        for (int k = 0; k < 9; k++) {
-          int nb = NEIGHBOUR[p * 9 + k];
-          if (nb < 0) continue;
-          for (int ci = 0; ci < C; ci++) dx[xb + nb * C + ci] += cols[co + ci * 9 + k];
-        }
-      }
-    }
   }
 
   @Override
@@ -268,39 +575,243 @@ public final class ConvPolicy implements PolicyNet {
     if (!haveForward) throw new IllegalStateException("backward without forward");
     core.backward(dLogits, dValues);
     Acts s = train;
-    int rows = trainRows, pc = P * C, k1 = PLANES * 9, k2 = C * 9;
-    float[] w = params.data, g = params.grad;
-    if (da.length < rows * pc) {
-      da = new float[rows * pc];
-      db = new float[rows * pc];
-    }
+    int rows = trainRows, pc = P * C;
+    float[] g = params.grad;
     // proj: through x0's ReLU (in place in the core's scratch, which it no longer needs).
     float[] dx0 = core.inputGrad();
     for (int i = 0; i < rows * H; i++) if (s.x0[i] <= 0f) dx0[i] = 0f;
-    Kernels.atb(dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
+    mm.atb(workers, dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
     colSum(dx0, rows, H, g, pB.offset());
-    Kernels.ab(dx0, 0, w, pW.offset(), da, 0, rows, pc, H, false);
-    // conv2: da = dLoss/da2 -> dz2 (ReLU), weight gradients, db = dLoss/da1.
-    for (int i = 0; i < rows * pc; i++) if (s.a2[i] <= 0f) da[i] = 0f;
-    Arrays.fill(db, 0, rows * pc, 0f);
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-      int n = Math.min(CHUNK, rows - r0), cells = n * P, o = r0 * pc;
-      im2col(s.a1, r0, n);
-      Kernels.atb(da, o, cols, 0, g, c2W.offset(), C, k2, cells, true);
-      Kernels.ab(da, o, w, c2W.offset(), cols, 0, cells, k2, C, false);
-      col2im(db, r0, n);
+    // conv2 and conv1 per block of rows (dLoss/da2 = dx0 . proj.weight computed per chunk inside),
+    // weight gradients per block, then summed over blocks in order: the same bits at every thread count.
+    relayBackward();
+    scratch();
+    int blocks = (rows + block - 1) / block;
+    if (part.length < blocks * PART) part = new float[blocks * PART];
+    Arrays.fill(part, 0, blocks * PART, 0f);
+    cur = s;
+    workers.run(backTask, rows, block);
+    cur = null;
+    float[] sum = new float[PART];
+    for (int bl = 0; bl < blocks; bl++) {
+      int o = bl * PART;
+      for (int i = 0; i < PART; i++) sum[i] += part[o + i];
     }
-    colSum(da, rows * P, C, g, c2B.offset());
-    // conv1: through a1's ReLU, weight gradients only (the input is the observation).
-    for (int i = 0; i < rows * pc; i++) if (s.a1[i] <= 0f) db[i] = 0f;
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-      int n = Math.min(CHUNK, rows - r0), cells = n * P;
-      im2colObs(trainObs, r0, n);
-      Kernels.atb(db, r0 * pc, cols, 0, g, c1W.offset(), C, k1, cells, true);
+    int o2 = c2W.offset(), o1 = c1W.offset(), w1o = 9 * C * CV, bo = w1o + 9 * PLANES * CV;
+    for (int k = 0; k < 9; k++) {
+      for (int ci = 0; ci < C; ci++) {
+        for (int co = 0; co < C; co++) {
+          int i = (k * C + ci) * CV;
+          g[o2 + (co * C + ci) * 9 + k] += pairs ? sum[i + 2 * co] + sum[i + 2 * co + 1] : sum[i + co];
+        }
+      }
+      for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) g[o1 + (c * PLANES + pl) * 9 + k] += sum[w1o + (k * PLANES + pl) * CV + c];
     }
-    colSum(db, rows * P, C, g, c1B.offset());
+    for (int c = 0; c < C; c++) {
+      g[c2B.offset() + c] += pairs ? sum[bo + 2 * c] + sum[bo + 2 * c + 1] : sum[bo + c];
+      g[c1B.offset() + c] += sum[bo + CV + c];
+    }
   }
 
+  /** Rebuilds w2b and w2bP (conv2's adjoint: flipped taps, channels swapped) from params. */
+  private void relayBackward() {
+    float[] w = params.data;
+    int o2 = c2W.offset();
+    for (int k = 0; k < 9; k++) {
+      for (int co = 0; co < C; co++) for (int ci = 0; ci < C; ci++) w2b[(k * C + co) * CV + ci] = w[o2 + (co * C + ci) * 9 + 8 - k];
+    }
+    if (pairs) for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2bP[i * V + c] = w2b[i * CV + c / 2];
+  }
+
+  /** Worker task: rows [r0, r1) (whole blocks but the last) of the encoder's backward pass. */
+  private void backwardRows(int worker, int r0, int r1) {
+    Scratch sc = scratch[worker];
+    Acts s = cur;
+    float[] dx0 = core.inputGrad(), w = params.data;
+    int pc = P * C;
+    for (int c0 = r0; c0 < r1; c0 += CHUNK) {
+      int n = Math.min(CHUNK, r1 - c0), po = (c0 / block) * PART;
+      // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; a1 copied next to it.
+      Kernels.ab(dx0, c0 * H, w, pW.offset(), sc.da2, 0, n, pc, H, false);
+      System.arraycopy(s.a1, c0 * PP * C, sc.a1, 0, n * PP * C); // conv1's output, kept by the forward pass
+      for (int i = 0; i < n; i++) {
+        int zo = i * PP * C, so = (c0 + i) * pc, dao = i * pc;
+        for (int j = 0; j < C; j += V) {
+          VectorMask<Float> m = F.indexInRange(j, C);
+          for (int p = 0; p < P; p++) {
+            FloatVector d = FloatVector.fromArray(F, sc.da2, dao + p * C + j);
+            d.blend(0f, FloatVector.fromArray(F, s.a2, so + p * C + j).compare(VectorOperators.LE, 0f))
+                .intoArray(sc.dz2, zo + PAD_OF[p] * C + j, m);
+          }
+        }
+      }
+      if (pairs) {
+        // Pairs of rows; an odd last row pairs with an all-zero one (zero gradients, zero gate).
+        if (n % 2 != 0) {
+          Arrays.fill(sc.dz2, n * PP * C, (n + 1) * PP * C, 0f);
+          Arrays.fill(sc.a1, n * PP * C, (n + 1) * PP * C, 0f);
+        }
+        for (int i = 0; i < n; i += 2) {
+          int z0 = i * PP * C;
+          zip(sc.dz2, z0, sc.pair);
+          zip(sc.a1, z0, sc.pairA);
+          conv2WeightGradPair(sc, po);
+          // dLoss/da1 = conv2's adjoint of dz2, through a1's ReLU, into the padded dz1.
+          for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2bP, y, null, sc.dz1, z0, z0 + PP * C, sc.a1, z0, z0 + PP * C);
+        }
+      } else {
+        conv2WeightGrad(sc, n, po);
+        for (int i = 0; i < n; i++) {
+          int zo = i * PP * C;
+          for (int j = 0; j < C; j += V) {
+            for (int y = 0; y < SIDE; y++) convTile(sc.dz2, zo, w2b, j, y, null, sc.dz1, zo, sc.a1, zo);
+          }
+        }
+      }
+      conv1WeightGrad(sc, c0, n, po + 9 * C * CV);
+    }
+  }
+
+  /**
+   * part[w2][k][ci][co] += sum over the chunk's cells of a1[cell + OFF[k]][ci] * dz2[cell][co], and
+   * part[b2] += sum of dz2: eight input channels at a time (eight accumulators along co).
+   */
+  private void conv2WeightGrad(Scratch sc, int n, int po) {
+    int c = C, cv = CV;
+    float[] a1 = sc.a1, dz = sc.dz2;
+    for (int j = 0; j < c; j += V) {
+      for (int k = 0; k < 9; k++) {
+        int ci = 0;
+        for (; ci + 8 <= c; ci += 8) {
+          int q = po + (k * c + ci) * cv + j;
+          FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + cv);
+          FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * cv), s3 = FloatVector.fromArray(F, part, q + 3 * cv);
+          FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * cv), s5 = FloatVector.fromArray(F, part, q + 5 * cv);
+          FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * cv), s7 = FloatVector.fromArray(F, part, q + 7 * cv);
+          for (int i = 0; i < n; i++) {
+            int zo = i * PP * c;
+            for (int p = 0; p < P; p++) {
+              int cell = zo + PAD_OF[p] * c;
+              FloatVector d = FloatVector.fromArray(F, dz, cell + j);
+              int a = cell + OFF[k] * c + ci;
+              s0 = FloatVector.broadcast(F, a1[a]).fma(d, s0);
+              s1 = FloatVector.broadcast(F, a1[a + 1]).fma(d, s1);
+              s2 = FloatVector.broadcast(F, a1[a + 2]).fma(d, s2);
+              s3 = FloatVector.broadcast(F, a1[a + 3]).fma(d, s3);
+              s4 = FloatVector.broadcast(F, a1[a + 4]).fma(d, s4);
+              s5 = FloatVector.broadcast(F, a1[a + 5]).fma(d, s5);
+              s6 = FloatVector.broadcast(F, a1[a + 6]).fma(d, s6);
+              s7 = FloatVector.broadcast(F, a1[a + 7]).fma(d, s7);
+            }
+          }
+          s0.intoArray(part, q); s1.intoArray(part, q + cv); s2.intoArray(part, q + 2 * cv); s3.intoArray(part, q + 3 * cv);
+          s4.intoArray(part, q + 4 * cv); s5.intoArray(part, q + 5 * cv); s6.intoArray(part, q + 6 * cv); s7.intoArray(part, q + 7 * cv);
+        }
+        for (; ci < c; ci++) {
+          int q = po + (k * c + ci) * cv + j;
+          FloatVector s0 = FloatVector.fromArray(F, part, q);
+          for (int i = 0; i < n; i++) {
+            int zo = i * PP * c;
+            for (int p = 0; p < P; p++) {
+              int cell = zo + PAD_OF[p] * c;
+              s0 = FloatVector.broadcast(F, a1[cell + OFF[k] * c + ci]).fma(FloatVector.fromArray(F, dz, cell + j), s0);
+            }
+          }
+          s0.intoArray(part, q);
+        }
+      }
+      int q = po + 9 * c * cv + 9 * PLANES * cv + j;
+      FloatVector b = FloatVector.fromArray(F, part, q);
+      for (int i = 0; i < n; i++) {
+        int zo = i * PP * c;
+        for (int p = 0; p < P; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
+      }
+      b.intoArray(part, q);
+    }
+  }
+
+  /**
+   * {@link #conv2WeightGrad} for the row pair in sc.pairA (a1) and sc.pair (dz2): lane 2co + j of
+   * part[w2][k][ci] and part[b2] sums row j's products (the lanes of a pair are added at the end).
+   */
+  private void conv2WeightGradPair(Scratch sc, int po) {
+    int c = C;
+    double[] a1 = sc.pairA, dz = sc.pair;
+    for (int k = 0; k < 9; k++) {
+      for (int ci = 0; ci < c; ci += 8) { // 2C = V is a multiple of 8 (V >= 16 here)
+        int q = po + (k * c + ci) * V;
+        FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + V);
+        FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * V), s3 = FloatVector.fromArray(F, part, q + 3 * V);
+        FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * V), s5 = FloatVector.fromArray(F, part, q + 5 * V);
+        FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * V), s7 = FloatVector.fromArray(F, part, q + 7 * V);
+        for (int p = 0; p < P; p++) {
+          int cell = PAD_OF[p] * c;
+          FloatVector d = DoubleVector.fromArray(D, dz, cell).reinterpretAsFloats();
+          int a = cell + OFF[k] * c + ci;
+          s0 = DoubleVector.broadcast(D, a1[a]).reinterpretAsFloats().fma(d, s0);
+          s1 = DoubleVector.broadcast(D, a1[a + 1]).reinterpretAsFloats().fma(d, s1);
+          s2 = DoubleVector.broadcast(D, a1[a + 2]).reinterpretAsFloats().fma(d, s2);
+          s3 = DoubleVector.broadcast(D, a1[a + 3]).reinterpretAsFloats().fma(d, s3);
+          s4 = DoubleVector.broadcast(D, a1[a + 4]).reinterpretAsFloats().fma(d, s4);
+          s5 = DoubleVector.broadcast(D, a1[a + 5]).reinterpretAsFloats().fma(d, s5);
+          s6 = DoubleVector.broadcast(D, a1[a + 6]).reinterpretAsFloats().fma(d, s6);
+          s7 = DoubleVector.broadcast(D, a1[a + 7]).reinterpretAsFloats().fma(d, s7);
+        }
+        s0.intoArray(part, q); s1.intoArray(part, q + V); s2.intoArray(part, q + 2 * V); s3.intoArray(part, q + 3 * V);
+        s4.intoArray(part, q + 4 * V); s5.intoArray(part, q + 5 * V); s6.intoArray(part, q + 6 * V); s7.intoArray(part, q + 7 * V);
+      }
+    }
+    int q = po + 9 * c * V + 9 * PLANES * V;
+    FloatVector b = FloatVector.fromArray(F, part, q);
+    for (int p = 0; p < P; p++) b = b.add(DoubleVector.fromArray(D, dz, PAD_OF[p] * c).reinterpretAsFloats());
+    b.intoArray(part, q);
+  }
+
+  /**
+   * part[w1][k][plane][c] += sum over the chunk's non-zero inputs (plane, cell q, value v) of
+   * v * dz1[q - OFF[k]][c] (the padded border is zero, so no bounds tests), and part[b1] += sum of dz1.
+   */
+  private void conv1WeightGrad(Scratch sc, int r0, int n, int po) {
+    int c = C, cv = CV;
+    float[] dz = sc.dz1;
+    int[] act = sc.act;
+    for (int i = 0; i < n; i++) {
+      int zo = i * PP * c, ob = (r0 + i) * OBS;
+      int cnt = DefaultPolicy.activeCells(trainObs, ob, act, 0);
+      for (int j = 0; j < c; j += V) {
+        int e = 0;
+        for (int pl = 0; pl < PLANES; pl++) {
+          int q = po + pl * cv + j, ks = PLANES * cv;
+          FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + ks);
+          FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * ks), s3 = FloatVector.fromArray(F, part, q + 3 * ks);
+          FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * ks), s5 = FloatVector.fromArray(F, part, q + 5 * ks);
+          FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * ks), s7 = FloatVector.fromArray(F, part, q + 7 * ks);
+          FloatVector s8 = FloatVector.fromArray(F, part, q + 8 * ks);
+          for (; e < cnt && act[e] < (pl + 1) * P; e++) {
+            int idx = act[e];
+            FloatVector v = FloatVector.broadcast(F, (float) trainObs[ob + idx]);
+            int cell = zo + PAD_OF[idx - pl * P] * c + j; // the output cell of tap k is cell - OFF[k]
+            s0 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[0] * c), s0);
+            s1 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[1] * c), s1);
+            s2 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[2] * c), s2);
+            s3 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[3] * c), s3);
+            s4 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[4] * c), s4);
+            s5 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[5] * c), s5);
+            s6 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[6] * c), s6);
+            s7 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[7] * c), s7);
+            s8 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[8] * c), s8);
+          }
+          s0.intoArray(part, q); s1.intoArray(part, q + ks); s2.intoArray(part, q + 2 * ks);
+          s3.intoArray(part, q + 3 * ks); s4.intoArray(part, q + 4 * ks); s5.intoArray(part, q + 5 * ks);
+          s6.intoArray(part, q + 6 * ks); s7.intoArray(part, q + 7 * ks); s8.intoArray(part, q + 8 * ks);
+        }
+        int q = po + 9 * PLANES * cv + cv + j;
+        FloatVector b = FloatVector.fromArray(F, part, q);
+        for (int p = 0; p < P; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
+        b.intoArray(part, q);
+      }
+    }
+  }
 
   private static void colSum(float[] src, int rows, int cols, float[] dst, int off) {
     for (int j = 0; j < cols; j++) {

@@ -102,13 +102,22 @@ class ConvPolicyTest {
    * ones; tolerance |analytic - numeric| <= 1e-4 + 1e-4 |numeric|, as in DefaultPolicyTest.
    */
   static void gradCheck(ConvPolicy.Config cfg, int t, int b, int threads, int perTensor) {
+    gradCheck(cfg, t, b, threads, perTensor, false, 1e-6);
+  }
+
+  /**
+   * As above; {@code anyBytes} draws observation bytes in -3..3 (the general conv1 path) instead of
+   * 0/1; {@code eps} is the central-difference step (smaller for big maps, where a step of 1e-6
+   * moves some of the thousands of pre-activations a conv bias feeds across a ReLU kink).
+   */
+  static void gradCheck(ConvPolicy.Config cfg, int t, int b, int threads, int perTensor, boolean anyBytes, double eps) {
     var net = new ConvPolicy(cfg);
     Params p = net.params();
     Rng rng = new Rng(17 + cfg.hidden());
     float[] init = randomFloats(rng, p.size(), 0.3f);
     System.arraycopy(init, 0, p.data, 0, p.size());
     int rows = t * b, S = net.stateSize(), A = cfg.actions();
-    byte[] obs = randomObs(rng, rows);
+    byte[] obs = anyBytes ? anyBytes(rng, rows) : randomObs(rng, rows);
     boolean[] reset = new boolean[rows];
     reset[(t / 2) * b + 1] = true;
     reset[0] = true;
@@ -128,7 +137,6 @@ class ConvPolicyTest {
     for (int i = 0; i < rows * A; i++) assertThat((double) logits[i]).isCloseTo(refLogits[i], Offset.offset(1e-4));
     for (int i = 0; i < rows; i++) assertThat((double) values[i]).isCloseTo(refValues[i], Offset.offset(1e-4));
 
-    double eps = 1e-6;
     int checked = 0, nonzero = 0;
     for (Params.Tensor ts : p.tensors()) {
       for (int e = 0; e < Math.min(ts.size(), perTensor); e++) {
@@ -159,6 +167,73 @@ class ConvPolicyTest {
   void gradientsMatchWithTwoLayersWiderMapsAndMoreRowsThanAChunk() {
     // C = 3 (odd), H = 20 (vector + scalar tail), L = 2, 33 rows (two im2col chunks), 2 threads.
     gradCheck(new ConvPolicy.Config(3, 20, 2, 5, 8), 3, 11, 2, 20);
+  }
+
+  @Test
+  void gradientsMatchForVectorWideChannelCountsAndNonBinaryInputs() {
+    // C = 8 (half an AVX-512 vector), 16 (one), 20 (one and a partial); 0/1 and -3..3 input bytes;
+    // 50 rows: more than a backward block (48), so block partial sums are combined; odd row counts
+    // (a row pair with an all-zero partner at the end).
+    gradCheck(new ConvPolicy.Config(8, 6, 1, 5, 11), 2, 25, 2, 12, false, 1e-7);
+    gradCheck(new ConvPolicy.Config(8, 4, 1, 5, 14), 1, 13, 1, 12, true, 1e-7);
+    gradCheck(new ConvPolicy.Config(16, 4, 1, 5, 12), 2, 25, 1, 12, true, 1e-7);
+    gradCheck(new ConvPolicy.Config(20, 4, 1, 5, 13), 2, 3, 2, 12, true, 1e-7);
+  }
+
+  static byte[] anyBytes(Rng rng, int rows) {
+    byte[] obs = new byte[rows * O];
+    for (int i = 0; i < obs.length; i++) obs[i] = (byte) (rng.nextFloat() < 0.3f ? rng.nextInt(7) - 3 : 0);
+    return obs;
+  }
+
+  /**
+   * The encoder (conv1, conv2, proj) against a straightforward scalar double-precision reference
+   * (the direct convolution {@link #conv} over [channel][y][x]), for channel counts below, equal to
+   * and above a vector, on one-hot-like 0/1 inputs (the table path of conv1) and on arbitrary bytes.
+   */
+  @Test
+  void fastEncoderEqualsTheScalarReferenceConvolution() {
+    Rng rng = new Rng(5);
+    for (int c : new int[] {1, 3, 8, 16, 20, 33}) {
+      for (boolean any : new boolean[] {false, true}) {
+        var cfg = new ConvPolicy.Config(c, 12, 1, 5, c);
+        var net = new ConvPolicy(cfg);
+        Params p = net.params();
+        float[] init = randomFloats(rng, p.size(), 0.5f);
+        System.arraycopy(init, 0, p.data, 0, p.size());
+        int rows = 7;
+        byte[] obs = any ? anyBytes(rng, rows) : randomObs(rng, rows);
+        float[][] got;
+        try (Workers w = new Workers(2)) {
+          net.setWorkers(w);
+          got = net.encodeForTest(obs, rows);
+        }
+        double[] wd = new double[p.size()];
+        for (int i = 0; i < wd.length; i++) wd[i] = p.data[i];
+        int c1w = p.tensor("conv1.weight").offset(), c1b = p.tensor("conv1.bias").offset();
+        int c2w = p.tensor("conv2.weight").offset(), c2b = p.tensor("conv2.bias").offset();
+        int prw = p.tensor("proj.weight").offset(), prb = p.tensor("proj.bias").offset();
+        int nonzero = 0;
+        for (int r = 0; r < rows; r++) {
+          double[][][] in = new double[4][10][10];
+          for (int pl = 0; pl < 4; pl++) for (int y = 0; y < 10; y++) for (int x = 0; x < 10; x++) in[pl][y][x] = obs[r * O + pl * 100 + y * 10 + x];
+          double[][][] a2 = conv(conv(in, wd, c1w, c1b, 4, c), wd, c2w, c2b, c, c);
+          for (int cell = 0; cell < 100; cell++) for (int ch = 0; ch < c; ch++) {
+            double want = a2[ch][cell / 10][cell % 10];
+            if (want > 0) nonzero++;
+            assertThat((double) got[0][(r * 100 + cell) * c + ch]).as("C=%d any=%s row %d cell %d ch %d", c, any, r, cell, ch)
+                .isCloseTo(want, Offset.offset(1e-4 * (1 + Math.abs(want))));
+          }
+          for (int j = 0; j < 12; j++) {
+            double s = wd[prb + j];
+            for (int cell = 0; cell < 100; cell++) for (int ch = 0; ch < c; ch++) s += wd[prw + j * 100 * c + cell * c + ch] * a2[ch][cell / 10][cell % 10];
+            double want = Math.max(0, s);
+            assertThat((double) got[1][r * 12 + j]).isCloseTo(want, Offset.offset(1e-4 * (1 + Math.abs(want))));
+          }
+        }
+        assertThat(nonzero).as("C=%d: a live feature map", c).isGreaterThan(rows * 100 * c / 50);
+      }
+    }
   }
 
   @Test
@@ -209,6 +284,30 @@ class ConvPolicyTest {
       out[threads - 1] = all;
     }
     assertThat(out[1]).containsExactly(out[0]);
+  }
+
+  @Test
+  void backwardIsBitIdenticalAcrossThreadCountsWithManyBlocks() {
+    // 8 x 20 = 160 rows: five backward blocks split unevenly between two workers; C = 16.
+    var cfg = new ConvPolicy.Config(16, 16, 1, 5, 2);
+    Rng rng = new Rng(4);
+    int t = 8, b = 20, rows = t * b;
+    byte[] obs = randomObs(rng, rows);
+    boolean[] reset = new boolean[rows];
+    float[] h0 = randomFloats(rng, b * 16, 1f), dL = randomFloats(rng, rows * 5, 1f), dV = randomFloats(rng, rows, 1f);
+    float[][] out = new float[3][];
+    for (int run = 0; run < 3; run++) {
+      var net = new ConvPolicy(cfg);
+      float[] logits = new float[rows * 5], values = new float[rows];
+      try (Workers w = new Workers(run == 0 ? 1 : 2)) {
+        net.setWorkers(w);
+        net.forward(obs, reset, h0, t, b, logits, values);
+        net.backward(dL, dV);
+      }
+      out[run] = net.params().grad.clone();
+    }
+    assertThat(out[1]).containsExactly(out[0]);
+    assertThat(out[2]).containsExactly(out[0]);
   }
 
   @Test
