@@ -117,6 +117,7 @@ public final class TrainCommand implements Callable<Integer> {
       return 130;
     }
     if (imitate != null) {
+      addImitationClock(run.resolve("summary.json"), imitationSeconds, res.trainSeconds());
       System.out.printf("imitation %.1f s + PPO %.1f s = train clock %.1f s, %d steps, validation solve rate %.4f; summary %s%n",
           imitationSeconds, res.trainSeconds(), imitationSeconds + res.trainSeconds(), res.steps(), res.valSolveRate(),
           run.resolve("summary.json"));
@@ -125,6 +126,18 @@ public final class TrainCommand implements Callable<Integer> {
     System.out.printf("train clock %.1f s, %d steps, validation solve rate %.4f; summary %s%n", res.trainSeconds(), res.steps(),
         res.valSolveRate(), run.resolve("summary.json"));
     return 0;
+  }
+
+  /**
+   * The run's summary.json counts the PPO clock ({@code train_seconds}); a warm-started run's clock is
+   * imitation + PPO, so the summary also gets {@code imitation_seconds} and {@code total_train_seconds}.
+   */
+  private static void addImitationClock(Path summary, double imitationSeconds, double ppoSeconds) throws java.io.IOException {
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    var node = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(summary.toFile());
+    node.put("imitation_seconds", imitationSeconds);
+    node.put("total_train_seconds", imitationSeconds + ppoSeconds);
+    dev.speedrun.rl.Checkpoints.atomicWrite(summary, json.writerWithDefaultPrettyPrinter().writeValueAsBytes(node));
   }
 
   /** The levels root from a stored source description ("ROOT (split: n levels)"). */

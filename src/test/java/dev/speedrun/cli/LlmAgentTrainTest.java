@@ -38,7 +38,10 @@ class LlmAgentTrainTest {
     String log = Files.readString(run.resolve("imitation.log"));
     assertThat(log).contains("40 solved puzzles").contains("imitation: epoch 2 loss").contains("dagger: round 1: 20 puzzles played")
         .contains("dagger: round 1 epoch 1 loss").contains("imitation: done in");
-    assertThat(run.resolve("summary.json")).exists();
+    var sum = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.resolve("summary.json").toFile());
+    double imit = sum.get("imitation_seconds").asDouble(), ppo = sum.get("train_seconds").asDouble();
+    assertThat(imit).isPositive();
+    assertThat(sum.get("total_train_seconds").asDouble()).isEqualTo(imit + ppo);
     assertThat(Files.readString(run.resolve("run.json"))).contains("\"trainLevels\" : \"" + txt + "\"");
     Path ck;
     try (var s = Files.list(run.resolve("checkpoints"))) {
