@@ -24,9 +24,9 @@ public final class PlotCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "RUN", description = "Run directories, optionally LABEL=DIR.")
   List<String> runs;
 
-  @Option(names = "--metric", defaultValue = "val/solve_rate",
-      description = "Metric key of metrics.jsonl (default ${DEFAULT-VALUE}; e.g. charts/solve_rate, charts/episodic_return).")
-  String metric;
+  @Option(names = "--metric", paramLabel = "KEY",
+      description = "Metric key of metrics.jsonl, repeatable: one panel each (default val/solve_rate; e.g. charts/solve_rate, charts/target_rate, charts/episodic_return).")
+  List<String> metrics = new ArrayList<>();
 
   @Option(names = "--x", defaultValue = "clock", description = "X axis: clock (training minutes) or steps (millions); default ${DEFAULT-VALUE}.")
   String x;
@@ -51,9 +51,12 @@ public final class PlotCommand implements Callable<Integer> {
       String label = eq >= 0 ? s.substring(0, eq) : (dir.getFileName() != null ? dir.getFileName().toString() : s);
       rs.add(new RunPlot.Run(label, dir));
     }
-    int[] counts = RunPlot.write(out, rs, metric, axis, title);
+    if (metrics.isEmpty()) metrics.add("val/solve_rate");
+    int[][] counts = RunPlot.write(out, rs, metrics, axis, title);
     PrintWriter pw = spec.commandLine().getOut();
-    for (int i = 0; i < rs.size(); i++) pw.printf("%s: %d points of %s%n", rs.get(i).label(), counts[i], metric);
+    for (int m = 0; m < metrics.size(); m++) {
+      for (int i = 0; i < rs.size(); i++) pw.printf("%s: %d points of %s%n", rs.get(i).label(), counts[m][i], metrics.get(m));
+    }
     pw.println("wrote " + out);
     pw.flush();
     return 0;

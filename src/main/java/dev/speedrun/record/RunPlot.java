@@ -51,24 +51,35 @@ public final class RunPlot {
     return out;
   }
 
-  /** Writes the PNG; returns the number of points drawn per run. */
-  public static int[] write(Path png, List<Run> runs, String metric, XAxis x, String title) throws IOException {
+  /** Writes the PNG, one panel per metric; returns the number of points drawn per metric and run. */
+  public static int[][] write(Path png, List<Run> runs, List<String> metricKeys, XAxis x, String title) throws IOException {
     if (runs.isEmpty()) throw new UserError("plot: name at least one run directory");
-    List<Series> series = new ArrayList<>();
-    int[] counts = new int[runs.size()];
-    for (int i = 0; i < runs.size(); i++) {
-      double[][] p = points(metrics(runs.get(i).dir()), metric, x);
-      counts[i] = p[0].length;
-      series.add(metric.startsWith("val/") ? Series.points(runs.get(i).label(), p[0], p[1])
-          : Series.line(runs.get(i).label(), p[0], p[1]));
-    }
-    if (java.util.Arrays.stream(counts).sum() == 0) throw new UserError("plot: no run has metric " + metric + " (e.g. val/solve_rate, charts/solve_rate, charts/episodic_return)");
-    boolean rate = metric.endsWith("solve_rate");
-    List<HLine> lines = rate ? List.of(new HLine("bar 0.70", 0.70)) : List.of();
+    if (metricKeys.isEmpty()) throw new UserError("plot: name at least one --metric");
+    List<List<JsonNode>> rows = new ArrayList<>();
+    for (Run r : runs) rows.add(metrics(r.dir()));
     String xLabel = x == XAxis.CLOCK ? "training clock (minutes)" : "env steps (millions)";
+    List<Panel> panels = new ArrayList<>();
+    int[][] counts = new int[metricKeys.size()][runs.size()];
+    for (int m = 0; m < metricKeys.size(); m++) {
+      String metric = metricKeys.get(m);
+      List<Series> series = new ArrayList<>();
+      int total = 0;
+      for (int i = 0; i < runs.size(); i++) {
+        double[][] p = points(rows.get(i), metric, x);
+        counts[m][i] = p[0].length;
+        total += p[0].length;
+        series.add(metric.startsWith("val/") ? Series.points(runs.get(i).label(), p[0], p[1])
+            : Series.line(runs.get(i).label(), p[0], p[1]));
+      }
+      if (total == 0) throw new UserError("plot: no run has metric " + metric + " (e.g. val/solve_rate, charts/solve_rate, charts/episodic_return)");
+      boolean rate = metric.endsWith("solve_rate");
+      List<HLine> lines = rate ? List.of(new HLine("bar 0.70", 0.70)) : List.of();
+      String t = title != null && metricKeys.size() == 1 ? title : (title != null ? title + ": " : "") + metric;
+      panels.add(new Panel(t, xLabel, metric, series, lines, 0, rate ? 1 : 0, null));
+    }
     Path parent = png.toAbsolutePath().getParent();
     if (parent != null) Files.createDirectories(parent);
-    Chart.write(png, 1, List.of(new Panel(title != null ? title : metric, xLabel, metric, series, lines, 0, rate ? 1 : 0, null)));
+    Chart.write(png, Math.min(2, panels.size()), panels);
     return counts;
   }
 }

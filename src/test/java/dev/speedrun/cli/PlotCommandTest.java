@@ -32,6 +32,12 @@ class PlotCommandTest {
     r = EvalCommandTest.run("plot", dir.resolve("a").toString(), "--metric", "charts/solve_rate", "--x", "steps", "--out", png.toString());
     assertThat(r[0]).as(r[2]).isEqualTo("0");
     assertThat(r[1]).contains("a: 2 points of charts/solve_rate");
+
+    r = EvalCommandTest.run("plot", dir.resolve("a").toString(), dir.resolve("b").toString(), "--metric", "val/solve_rate",
+        "--metric", "charts/solve_rate", "--out", png.toString());
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    assertThat(r[1]).contains("a: 2 points of val/solve_rate").contains("b: 0 points of charts/solve_rate");
+    assertThat(ImageIO.read(png.toFile()).getWidth()).isGreaterThan(img.getWidth());
   }
 
   @Test
