@@ -378,33 +378,26 @@ public final class DefaultPolicy implements PolicyNet {
         boolean zero = s.reset[r];
         float[] hp = ti == 0 ? s.h0 : hs;
         int hpo = ti == 0 ? bi * S + l * H : (r - b) * H;
+        // Activations first, array to array (no vector crosses a call: see Kernels.activate).
+        Kernels.activate(a, ao, H, true);
+        Kernels.activate(a, ao + H, 2 * H, false);
         for (int j = 0; j < hv; j += V) {
-          FloatVector c = FloatVector.fromArray(F, a, ao + j);
-          FloatVector z = sigmoid(FloatVector.fromArray(F, a, ao + H + j));
-          FloatVector p = sigmoid(FloatVector.fromArray(F, a, ao + 2 * H + j));
-          FloatVector g = sigmoid(c).blend(c.add(0.5f), c.compare(VectorOperators.GE, 0f));
+          FloatVector g = FloatVector.fromArray(F, a, ao + j);
+          FloatVector z = FloatVector.fromArray(F, a, ao + H + j);
+          FloatVector p = FloatVector.fromArray(F, a, ao + 2 * H + j);
           FloatVector prev = zero ? FloatVector.zero(F) : FloatVector.fromArray(F, hp, hpo + j);
           FloatVector hn = g.sub(prev).fma(z, prev);
           FloatVector xv = FloatVector.fromArray(F, x, ho + j);
           hn.intoArray(hs, ho + j);
           hn.sub(xv).fma(p, xv).intoArray(y, ho + j);
-          g.intoArray(a, ao + j);
-          z.intoArray(a, ao + H + j);
-          p.intoArray(a, ao + 2 * H + j);
         }
         for (int j = hv; j < H; j++) {
-          float c = a[ao + j];
-          float z = sigmoid(a[ao + H + j]);
-          float p = sigmoid(a[ao + 2 * H + j]);
-          float g = c >= 0f ? c + 0.5f : sigmoid(c);
+          float g = a[ao + j], z = a[ao + H + j], p = a[ao + 2 * H + j];
           float prev = zero ? 0f : hp[hpo + j];
           float hn = Math.fma(z, g - prev, prev);
           hs[ho + j] = hn;
           float xv = x[ho + j];
           y[ho + j] = Math.fma(p, hn - xv, xv);
-          a[ao + j] = g;
-          a[ao + H + j] = z;
-          a[ao + 2 * H + j] = p;
         }
       }
     }
@@ -539,13 +532,5 @@ public final class DefaultPolicy implements PolicyNet {
         for (int q = 0; q < c; q++) gr[ew + s.active[ob + q] * H + j] += d;
       }
     }
-  }
-
-  static FloatVector sigmoid(FloatVector v) {
-    return Kernels.sigmoid(v);
-  }
-
-  static float sigmoid(float v) {
-    return Kernels.sigmoid(v);
   }
 }

@@ -102,6 +102,46 @@ public final class Kernels {
 
   private static final FloatVector ONE = FloatVector.broadcast(F, 1f);
 
+  /**
+   * In place over a[o..o+n): sigmoid(x), or with {@code gate} the minGRU candidate activation
+   * (x + 0.5 if x >= 0, else sigmoid(x)). The same operations in the same order as
+   * {@link #sigmoid(FloatVector)} and {@link #sigmoid(float)}, so the same bits, but written out in
+   * one loop with no helper method taking or returning a vector: C2 gives up inlining small
+   * methods into a large compilation unit (NodeCountInliningCutoff, "callee is too large"), and a
+   * vector that crosses a call that was not inlined is boxed on the heap. Inside the training
+   * step's big methods that made every sigmoid allocate, which cost more than all matrix products.
+   */
+  static void activate(float[] a, int o, int n, boolean gate) {
+    FloatVector one = FloatVector.broadcast(F, 1f);
+    FloatVector ln2hi = FloatVector.broadcast(F, -0.693359375f), ln2lo = FloatVector.broadcast(F, 2.12194440e-4f);
+    FloatVector p2 = FloatVector.broadcast(F, 8.3334519073e-3f), p3 = FloatVector.broadcast(F, 4.1665795894e-2f);
+    FloatVector p4 = FloatVector.broadcast(F, 1.6666665459e-1f), p5 = FloatVector.broadcast(F, 5.0000001201e-1f);
+    int nv = n - n % V;
+    for (int j = 0; j < nv; j += V) {
+      FloatVector in = FloatVector.fromArray(F, a, o + j);
+      // exp(-in), as exp(FloatVector)
+      FloatVector x = in.neg().max(-87.3f).min(88.3f);
+      FloatVector t = x.fma(1.44269504088896341f, 12582912f);
+      FloatVector k = t.sub(12582912f);
+      FloatVector r = k.fma(ln2hi, x);
+      r = k.fma(ln2lo, r);
+      FloatVector p = r.fma(1.9875691500e-4f, 1.3981999507e-3f);
+      p = p.fma(r, p2);
+      p = p.fma(r, p3);
+      p = p.fma(r, p4);
+      p = p.fma(r, p5);
+      FloatVector y = p.mul(r).fma(r, r).add(1f);
+      IntVector bits = t.reinterpretAsInts().sub(0x4B400000 - 127).lanewise(VectorOperators.LSHL, 23);
+      FloatVector s = one.div(y.mul(bits.reinterpretAsFloats()).add(1f));
+      if (gate) s = s.blend(in.add(0.5f), in.compare(VectorOperators.GE, 0f));
+      s.intoArray(a, o + j);
+    }
+    for (int j = nv; j < n; j++) {
+      float in = a[o + j];
+      a[o + j] = gate && in >= 0f ? in + 0.5f : sigmoid(in);
+    }
+  }
+
   public static void abt(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k, boolean acc) {
     abtRows(a, ao, b, bo, c, co, 0, m, n, k, acc, abtPacks(m, n, k));
   }

@@ -7,12 +7,17 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A persistent pool for fine-grained parallel loops: {@code threads - 1} daemon threads that spin
  * for a while after each job (a wake-up from park costs tens of microseconds here), then park. The
- * caller's thread runs chunk 0, so {@code new Workers(1)} runs everything inline.
+ * caller's thread works too, so {@code new Workers(1)} runs everything inline.
  *
- * <p>{@link #run} splits items [0, n) into one contiguous chunk per thread, boundaries rounded to a
- * multiple of {@code grain}; the split depends only on (n, grain, threads), so a job whose items do
- * not interact gives the same bits at every thread count. Jobs must not call {@link #run} again.
- * Not for use by several caller threads at once.
+ * <p>{@link #run} splits items [0, n) into up to {@link #CHUNKS_PER_THREAD} contiguous chunks per
+ * thread, boundaries at multiples of {@code grain}; the split depends only on (n, grain, threads).
+ * Threads claim chunks in order from a shared counter, so a helper that the operating system has
+ * not scheduled yet (this machine is shared: with a fixed chunk per thread the caller spent most of
+ * a 2-thread training step waiting for it) simply gets fewer chunks. Which thread runs a chunk
+ * varies from run to run, so a task may use {@code worker} only to pick per-thread scratch
+ * (each thread runs its chunks one at a time), never to place results: a job whose chunks do not
+ * interact gives the same bits at every thread count. Jobs must not call {@link #run} again. Not
+ * for use by several caller threads at once.
  */
 public final class Workers implements AutoCloseable {
   /** Items [from, to) of a job, run by thread {@code worker} (0 is the caller). */
@@ -20,17 +25,46 @@ public final class Workers implements AutoCloseable {
     void run(int worker, int from, int to);
   }
 
+  /** Chunks per thread: enough that a late helper costs the caller little waiting. */
+  static final int CHUNKS_PER_THREAD = 4;
+
   private static final long SPIN_NANOS = 200_000;
+
+  /** One call of {@link #run}: immutable but for the counters, so a helper that wakes late cannot mix two jobs. */
+  private static final class Job {
+    final Task task;
+    final int n, grain, chunks;
+    final AtomicInteger next = new AtomicInteger(), done = new AtomicInteger();
+    volatile Throwable failure;
+
+    Job(Task task, int n, int grain, int chunks) {
+      this.task = task;
+      this.n = n;
+      this.grain = grain;
+      this.chunks = chunks;
+    }
+
+    /** Claims and runs chunks until none is left. */
+    void work(int worker) {
+      int c;
+      while ((c = next.getAndIncrement()) < chunks) {
+        try {
+          int s = start(c, n, grain, chunks), e = start(c + 1, n, grain, chunks);
+          if (s < e) task.run(worker, s, e);
+        } catch (Throwable t) {
+          failure = t;
+        }
+        done.incrementAndGet();
+      }
+    }
+  }
 
   private final int threads;
   private final Thread[] helpers;
   private final AtomicIntegerArray parked; // 1 while a helper is (about to be) parked
   private volatile long generation;
   private volatile boolean closed;
-  private volatile Task task;
-  private volatile int items, grain;
-  private final AtomicInteger pending = new AtomicInteger();
-  private volatile Throwable failure;
+  private volatile Job job;
 
   public Workers(int threads) {
     if (threads < 1) throw new IllegalArgumentException("threads must be >= 1");
@@ -54,39 +88,28 @@ public final class Workers implements AutoCloseable {
       task.run(0, 0, n);
       return;
     }
-    this.task = task;
-    this.items = n;
-    this.grain = grain;
-    pending.set(threads - 1);
-    generation++; // publishes task, items, grain
+    int units = (n + grain - 1) / grain;
+    Job j = new Job(task, n, grain, Math.min(units, CHUNKS_PER_THREAD * threads));
+    job = j;
+    generation++; // publishes the job
     for (int w = 1; w < threads; w++) {
       if (parked.get(w) != 0) LockSupport.unpark(helpers[w - 1]);
     }
-    Throwable mine = null;
-    try {
-      int s = start(0, n, grain, threads), e = start(1, n, grain, threads);
-      if (s < e) task.run(0, s, e);
-    } catch (Throwable t) {
-      mine = t;
-    }
+    j.work(0);
     int spins = 0;
-    while (pending.get() != 0) {
+    while (j.done.get() != j.chunks) { // only chunks a helper has claimed and not finished
       if (++spins < 1_000_000) Thread.onSpinWait();
       else Thread.yield();
     }
-    this.task = null;
-    if (mine != null) rethrow(mine);
-    Throwable f = failure;
-    if (f != null) {
-      failure = null;
-      rethrow(f);
-    }
+    job = null;
+    Throwable f = j.failure;
+    if (f != null) rethrow(f);
   }
 
-  /** Start of chunk w of [0, n) (chunk w is [start(w), start(w + 1))), at a multiple of grain. */
-  static int start(int w, int n, int grain, int threads) {
+  /** Start of chunk w of [0, n) cut into {@code parts} chunks (chunk w is [start(w), start(w + 1))), at a multiple of grain. */
+  static int start(int w, int n, int grain, int parts) {
     int units = (n + grain - 1) / grain;
-    return Math.min(n, (int) ((long) units * w / threads) * grain);
+    return Math.min(n, (int) ((long) units * w / parts) * grain);
   }
 
   private void loop(int id) {
@@ -107,14 +130,8 @@ public final class Workers implements AutoCloseable {
         }
       }
       seen = g;
-      try {
-        int n = items, gr = grain;
-        int s = start(id, n, gr, threads), e = start(id + 1, n, gr, threads);
-        if (s < e) task.run(id, s, e);
-      } catch (Throwable t) {
-        failure = t;
-      }
-      pending.decrementAndGet();
+      Job j = job; // the job of generation g or a later one, or null when it is already done
+      if (j != null) j.work(id);
     }
   }
 

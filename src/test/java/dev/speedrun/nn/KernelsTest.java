@@ -138,6 +138,25 @@ class KernelsTest {
   }
 
   @Test
+  void activateGivesTheBitsOfTheScalarSigmoidAndGateInVectorLanesAndTail() {
+    Rng rng = new Rng(9);
+    int n = Kernels.V * 37 + 5; // a scalar tail too
+    float[] x = new float[n + 3];
+    for (int i = 0; i < x.length; i++) x[i] = (float) (rng.nextDouble() * 40 - 20);
+    x[4] = 0f;
+    x[5] = -0f;
+    x[6] = -200f;
+    for (boolean gate : new boolean[] {false, true}) {
+      float[] y = x.clone();
+      Kernels.activate(y, 3, n, gate); // an offset not a multiple of V
+      for (int i = 0; i < x.length; i++) {
+        float want = i < 3 || i >= 3 + n ? x[i] : gate && x[i] >= 0f ? x[i] + 0.5f : Kernels.sigmoid(x[i]);
+        assertThat(Float.floatToRawIntBits(y[i])).as("gate %s, x[%d] = %s", gate, i, x[i]).isEqualTo(Float.floatToRawIntBits(want));
+      }
+    }
+  }
+
+  @Test
   void sumLanesIsThePairwiseSum() {
     float[] v = new float[Kernels.V];
     for (int i = 0; i < v.length; i++) v[i] = 1f / (i + 3);
