@@ -37,7 +37,7 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--resume", paramLabel = "RUN_DIR", description = "Continue the run in RUN_DIR from its latest checkpoint.")
   Path resume;
 
-  @Option(names = "--recipe", paramLabel = "NAME", description = "Named recipe to start from: pinned (default) or llm-agent "
+  @Option(names = "--recipe", paramLabel = "NAME", description = "Named recipe to start from: pinned (default), conv (the record candidate: conv policy) or llm-agent "
       + "(the LLM-track agent, trained on generated LLM-track puzzles; any recipe but pinned marks the run overridden).")
   String recipeName;
 

@@ -49,6 +49,9 @@ class RecipeTest {
     assertThat(d).containsEntry("trainLevels", Recipe.LLM_AGENT.trainLevels()).doesNotContainKey("optimizer");
     assertThat(Recipe.PINNED.with(d)).isEqualTo(Recipe.LLM_AGENT);
     assertThat(Recipe.named("llm-agent")).isEqualTo(Recipe.LLM_AGENT);
+    assertThat(Recipe.named("conv")).isEqualTo(Recipe.CONV);
+    assertThat(Recipe.CONV.differencesFrom(Recipe.PINNED)).containsOnlyKeys("policy", "channels", "layers", "totalSteps");
+    assertThat(Recipe.PINNED.with(Recipe.CONV.differencesFrom(Recipe.PINNED))).isEqualTo(Recipe.CONV);
     assertThat(TrainingLevels.isPath(Recipe.LLM_AGENT.trainLevels())).isTrue();
     assertThatThrownBy(() -> Recipe.named("fast")).isInstanceOf(UserError.class).hasMessageContaining("fast")
         .hasMessageContaining("llm-agent");
