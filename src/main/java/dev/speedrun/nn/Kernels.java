@@ -125,13 +125,14 @@ public final class Kernels {
    * tiled columns is copied into per-thread panels [tile][p][TW], contiguous, so a tile's panel
    * (KB x TW floats) sits in L1 without cache-set conflicts: B's own rows are n floats apart, and at
    * n = 128, 384 or 512 (strides of 512 B to 2 KB) the panel's rows fall on a quarter or less of L1's
-   * sets and evict each other. For {@code atb} (ai = 1) a row block's A is also copied into
+   * sets and evict each other (at n = TW, B's rows already are one contiguous panel). For {@code atb}
+   * (ai = 1) with at least two column tiles to reuse it, a row block's A is also copied into
    * [tile][p][TH], since A(i, p) and A(i, p + 1) are m floats apart (one cache set at m = 1024).
    */
   static void broadcastRows(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
       int n, int k, boolean acc) {
     int nt = n - n % TW, kb0 = Math.min(KB, k);
-    boolean packB = nt > 0 && i1 - i0 >= PACK_ROWS && !(n == TW && Boolean.getBoolean("skipb")), packA = ai == 1 && ap != 1 && i1 - i0 >= TH && nt >= Integer.getInteger("pa", 2) * TW;
+    boolean packB = nt > 0 && n != TW && i1 - i0 >= PACK_ROWS, packA = ai == 1 && ap != 1 && i1 - i0 >= TH && nt >= 2 * TW;
     float[][] buf = packB || packA ? PACK.get() : null;
     float[] bp = packB ? grow(buf, 0, kb0 * nt) : null, pa = packA ? grow(buf, 1, MB * kb0) : null;
     // Blocks of KB along k keep B's panel in cache for long inner dimensions (weight gradients sum
@@ -157,10 +158,13 @@ public final class Kernels {
   static final int TW = WIDE ? 4 * V : 2 * V, TH = WIDE ? 4 : 6;
 
   /** k-block: a packed B panel of KB rows x one tile's columns stays in L1 (128 x 64 floats = 32 KB when wide). */
-  static final int KB = Integer.getInteger("kb", WIDE ? 128 : 256);
+  static final int KB = WIDE ? 128 : 256;
 
-  /** Rows per block: a multiple of both tile heights. */
-  static final int MB = 60;
+  /**
+   * Rows per block: a multiple of both tile heights; 36 rows of A at k = 128 (18 KB) and a tile's B
+   * panel (32 KB) fit Zen 5's 48 KB L1 together (60 measured a few % slower).
+   */
+  static final int MB = 36;
 
   /** From this many rows (of a worker's share) B's panels are packed: fewer rows reuse them too little to pay for the copy. */
   static final int PACK_ROWS = 16;
@@ -436,7 +440,7 @@ public final class Kernels {
     for (; j + V <= w; j += V) {
       int r0 = bo + j * k, o = j < nt ? (j / TW) * kb * TW + j % TW : kb * nt + j - nt, ld = j < nt ? TW : lr;
       int p = 0;
-      if (V == 16 && TRANSPOSE_REGS) for (; p + 16 <= kb; p += 16, o += 16 * ld) transpose16(b, r0 + p, k, bt, o, ld);
+      if (V == 16) for (; p + 16 <= kb; p += 16, o += 16 * ld) transpose16(b, r0 + p, k, bt, o, ld);
       for (; p < kb; p++, o += ld) FloatVector.fromArray(F, b, r0 + p, idx, 0).intoArray(bt, o);
     }
     for (; j < w; j++) {
@@ -478,8 +482,6 @@ public final class Kernels {
     { FloatVector u = x0, v = x1; x0 = lo.selectFrom(u, v); x1 = hi.selectFrom(u, v); } { FloatVector u = x2, v = x3; x2 = lo.selectFrom(u, v); x3 = hi.selectFrom(u, v); } { FloatVector u = x4, v = x5; x4 = lo.selectFrom(u, v); x5 = hi.selectFrom(u, v); } { FloatVector u = x6, v = x7; x6 = lo.selectFrom(u, v); x7 = hi.selectFrom(u, v); } { FloatVector u = x8, v = x9; x8 = lo.selectFrom(u, v); x9 = hi.selectFrom(u, v); } { FloatVector u = x10, v = x11; x10 = lo.selectFrom(u, v); x11 = hi.selectFrom(u, v); } { FloatVector u = x12, v = x13; x12 = lo.selectFrom(u, v); x13 = hi.selectFrom(u, v); } { FloatVector u = x14, v = x15; x14 = lo.selectFrom(u, v); x15 = hi.selectFrom(u, v); }
     x0.intoArray(bt, o + 0 * ld); x1.intoArray(bt, o + 1 * ld); x2.intoArray(bt, o + 2 * ld); x3.intoArray(bt, o + 3 * ld); x4.intoArray(bt, o + 4 * ld); x5.intoArray(bt, o + 5 * ld); x6.intoArray(bt, o + 6 * ld); x7.intoArray(bt, o + 7 * ld); x8.intoArray(bt, o + 8 * ld); x9.intoArray(bt, o + 9 * ld); x10.intoArray(bt, o + 10 * ld); x11.intoArray(bt, o + 11 * ld); x12.intoArray(bt, o + 12 * ld); x13.intoArray(bt, o + 13 * ld); x14.intoArray(bt, o + 14 * ld); x15.intoArray(bt, o + 15 * ld);
   }
-
-  static final boolean TRANSPOSE_REGS = !Boolean.getBoolean("gathers");
 
   private static final ThreadLocal<int[]> GATHER = ThreadLocal.withInitial(() -> new int[V]);
 
