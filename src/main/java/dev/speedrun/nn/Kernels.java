@@ -159,16 +159,34 @@ public final class Kernels {
    * {@code ab} has (ai, ap) = (k, 1), {@code atb} has (1, m). One broadcast of A per row and one
    * load of B per vector per p; each C element is the same FMA chain over p whatever tile it falls
    * in (tiles, tails and the scalar edge all run fma(A, B, c) in order of p), so results do not
-   * depend on the tile shape or on how rows are split between threads.
+   * depend on the tile shape, on packing, or on how rows are split between threads.
+   *
+   * <p>Packing (copies only, so no bits change): from {@link #PACK_ROWS} rows, each k-block of B's
+   * tiled columns is copied into per-thread panels [tile][p][TW], contiguous, so a tile's panel
+   * (KB x TW floats) sits in L1 without cache-set conflicts: B's own rows are n floats apart, and at
+   * n = 128, 384 or 512 (strides of 512 B to 2 KB) the panel's rows fall on a quarter or less of L1's
+   * sets and evict each other (at n = TW, B's rows already are one contiguous panel). For {@code atb}
+   * (ai = 1) with at least two column tiles to reuse it, a row block's A is also copied into
+   * [tile][p][TH], since A(i, p) and A(i, p + 1) are m floats apart (one cache set at m = 1024).
    */
   static void broadcastRows(float[] a, int ao, int ai, int ap, float[] b, int bo, float[] c, int co, int i0, int i1,
       int n, int k, boolean acc) {
+    int nt = n - n % TW, kb0 = Math.min(KB, k);
+    boolean packB = nt > 0 && n != TW && i1 - i0 >= PACK_ROWS, packA = ai == 1 && ap != 1 && i1 - i0 >= TH && nt >= 2 * TW;
+    float[][] buf = packB || packA ? PACK.get() : null;
+    float[] bp = packB ? grow(buf, 0, kb0 * nt) : null, pa = packA ? grow(buf, 1, MB * kb0) : null;
     // Blocks of KB along k keep B's panel in cache for long inner dimensions (weight gradients sum
     // over thousands of rows). Each C element still gets one FMA chain in order of p, stored and
     // reloaded between blocks, so blocking changes no bits.
     for (int p0 = 0; p0 < k; p0 += KB) {
-      int kb = Math.min(KB, k - p0);
-      broadcastBlock(a, ao + p0 * ap, ai, ap, b, bo + p0 * n, n, c, co, n, i0, i1, n, kb, acc || p0 > 0);
+      int kb = Math.min(KB, k - p0), bk = bo + p0 * n;
+      boolean add = acc || p0 > 0;
+      if (packB) {
+        packPanels(b, bk, n, bp, nt, kb);
+        broadcastBlock(a, ao + p0 * ap, ai, ap, pa, bp, 0, kb * TW, TW, b, bk + nt, n, c, co, n, i0, i1, n, kb, add);
+      } else {
+        broadcastBlock(a, ao + p0 * ap, ai, ap, pa, b, bk, TW, n, b, bk + nt, n, c, co, n, i0, i1, n, kb, add);
+      }
     }
     if (k == 0 && !acc) for (int i = i0; i < i1; i++) java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0f);
   }
@@ -176,47 +194,106 @@ public final class Kernels {
   /** With 32 vector registers (AVX-512, 16 lanes) the register tile is 4 rows x 4 vectors, else 6 x 2 (AVX2's 16 registers). */
   static final boolean WIDE = V >= 16;
 
-  /** k-block: B's panel of KB rows x one tile's columns stays in L1 (128 x 64 floats = 32 KB when wide). */
+  /** Register tile: TH rows x TW columns. */
+  static final int TW = WIDE ? 4 * V : 2 * V, TH = WIDE ? 4 : 6;
+
+  /** k-block: a packed B panel of KB rows x one tile's columns stays in L1 (128 x 64 floats = 32 KB when wide). */
   static final int KB = WIDE ? 128 : 256;
 
-  /** Rows per block: a multiple of both tile heights. */
-  static final int MB = 60;
+  /**
+   * Rows per block: a multiple of both tile heights; 36 rows of A at k = 128 (18 KB) and a tile's B
+   * panel (32 KB) fit Zen 5's 48 KB L1 together (60 measured a few % slower).
+   */
+  static final int MB = 36;
+
+  /** From this many rows (of a worker's share) B's panels are packed: fewer rows reuse them too little to pay for the copy. */
+  static final int PACK_ROWS = 16;
+
+  private static final VectorSpecies<Float> F4 = FloatVector.SPECIES_128;
+
+  /** bp[t][p][0..TW) = b[bo + p*ldb + t*TW ..] for the nt / TW column tiles and p < kb. */
+  private static void packPanels(float[] b, int bo, int ldb, float[] bp, int nt, int kb) {
+    for (int j = 0, d = 0; j < nt; j += TW) {
+      for (int p = 0, s = bo + j; p < kb; p++, s += ldb, d += TW) {
+        for (int q = 0; q < TW; q += V) FloatVector.fromArray(F, b, s + q).intoArray(bp, d + q);
+      }
+    }
+  }
+
+  /** pa[t][p][0..TH) = A(ib + t*TH + r, p) for atb's A (A(i, p) = a[ao + p*ap + i]) over the full tiles of rows [ib, it). */
+  private static void packRows(float[] a, int ao, int ap, int ib, int it, float[] pa, int k) {
+    int tiles = (it - ib) / TH, step = k * TH;
+    for (int p = 0; p < k; p++) {
+      int s = ao + p * ap + ib, d = p * TH;
+      if (TH == 4) {
+        for (int t = 0; t < tiles; t++, s += 4, d += step) FloatVector.fromArray(F4, a, s).intoArray(pa, d);
+      } else {
+        for (int t = 0; t < tiles; t++, s += TH, d += step) System.arraycopy(a, s, pa, d, TH);
+      }
+    }
+  }
 
   /**
-   * One k-block of C[i0..i1)[0..n), row strides ldb (B) and ldc (C): rows in blocks of MB; inside
-   * a block, column tiles outer so B's panel is reused. Register tile 4 x 4V (16 accumulators + 4 B vectors + 1 broadcast of AVX-512's 32 registers) or
-   * 6 x 2V (12 + 2 + 1 of AVX2's 16). Leftover rows in 1-row x 4-vector tiles, leftover columns in
-   * 4-row x 1-vector tiles, so tails keep 4 FMA chains in flight; the last n % V columns in scalar.
+   * One k-block of C[i0..i1)[0..n) (row stride ldc): rows in blocks of MB; inside a block, column
+   * tiles outer so B's panel is reused. B's tiled columns [0, nt): tile t at bt[bto + t*tstep], row
+   * stride ldt (packed: tstep = k*TW, ldt = TW; in place: tstep = TW, ldt = ldb); columns [nt, n):
+   * column j at br[bro + j - nt], row stride ldr. A: pa (packed rows, see {@link #packRows}) for the
+   * full tiles if not null, else a with strides (ai, ap). Register tile 4 x 4V (16 accumulators + 4 B
+   * vectors + 1 broadcast of AVX-512's 32 registers) or 6 x 2V (12 + 2 + 1 of AVX2's 16). Leftover
+   * rows in 1-row tiles, leftover columns in 4-row x 1-vector tiles, so tails keep several FMA chains
+   * in flight; the last n % V columns in scalar.
    */
-  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] b, int bo, int ldb, float[] c, int co, int ldc,
-      int i0, int i1, int n, int k, boolean acc) {
-    int tw = WIDE ? 4 * V : 2 * V, th = WIDE ? 4 : 6;
-    int nt = n - n % tw, n4 = n - n % (4 * V), n1 = n - n % V;
+  private static void broadcastBlock(float[] a, int ao, int ai, int ap, float[] pa, float[] bt, int bto, int tstep, int ldt,
+      float[] br, int bro, int ldr, float[] c, int co, int ldc, int i0, int i1, int n, int k, boolean acc) {
+    int nt = n - n % TW, n1 = n - n % V;
     for (int ib = i0; ib < i1; ib += MB) {
-      int ie = Math.min(i1, ib + MB), it = ib + (ie - ib) / th * th;
-      for (int j = 0; j < nt; j += tw) {
+      int ie = Math.min(i1, ib + MB), it = ib + (ie - ib) / TH * TH;
+      if (pa != null) packRows(a, ao, ap, ib, it, pa, k);
+      for (int j = 0, bj = bto; j < nt; j += TW, bj += tstep) {
         if (WIDE) {
-          for (int i = ib; i < it; i += 4) tile4x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+          if (pa != null) {
+            for (int i = ib, t = 0; i < it; i += 4, t += 4 * k) tile4x4(pa, t, 1, 4, bt, bj, c, co + i * ldc + j, ldt, ldc, k, acc);
+          } else {
+            for (int i = ib; i < it; i += 4) tile4x4(a, ao + i * ai, ai, ap, bt, bj, c, co + i * ldc + j, ldt, ldc, k, acc);
+          }
         } else {
-          for (int i = ib; i < it; i += 6) tile6x2(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
+          if (pa != null) {
+            for (int i = ib, t = 0; i < it; i += 6, t += 6 * k) tile6x2(pa, t, 1, 6, bt, bj, c, co + i * ldc + j, ldt, ldc, k, acc);
+          } else {
+            for (int i = ib; i < it; i += 6) tile6x2(a, ao + i * ai, ai, ap, bt, bj, c, co + i * ldc + j, ldt, ldc, k, acc);
+          }
         }
       }
       // Rows [it, ie) over the tiled columns.
       for (int i = it; i < ie; i++) {
-        int j = 0;
-        for (; j < Math.min(n4, nt); j += 4 * V) tile1x4(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
-        for (; j < nt; j += V) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * ldc + j, ldb, k, acc);
+        for (int j = 0, bj = bto; j < nt; j += TW, bj += tstep) {
+          if (WIDE) tile1x4(a, ao + i * ai, ai, ap, bt, bj, c, co + i * ldc + j, ldt, ldc, k, acc);
+          else tile1x2(a, ao + i * ai, ap, bt, bj, c, co + i * ldc + j, ldt, k, acc);
+        }
       }
       // Columns [nt, n1) over all rows of the block.
       for (int j = nt; j < n1; j += V) {
-        int i = ib;
-        for (; i + 4 <= ie; i += 4) tile4x1(a, ao + i * ai, ai, ap, b, bo + j, c, co + i * ldc + j, ldb, ldc, k, acc);
-        for (; i < ie; i++) row1(a, ao + i * ai, ap, b, bo + j, c, co + i * ldc + j, ldb, k, acc);
+        int bj = bro + j - nt, i = ib;
+        for (; i + 4 <= ie; i += 4) tile4x1(a, ao + i * ai, ai, ap, br, bj, c, co + i * ldc + j, ldr, ldc, k, acc);
+        for (; i < ie; i++) row1(a, ao + i * ai, ap, br, bj, c, co + i * ldc + j, ldr, k, acc);
       }
       for (int i = ib; i < ie; i++) {
-        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, b, bo + j, ldb, c, co + i * ldc + j, k, acc);
+        for (int j = n1; j < n; j++) scalarElement(a, ao + i * ai, ap, br, bro + j - nt, ldr, c, co + i * ldc + j, k, acc);
       }
     }
+  }
+
+  /** C[1][2V] at c0 (+)= A row . B[k][2V] (AVX2's leftover rows): 2 accumulators. */
+  private static void tile1x2(float[] a, int a0, int ap, float[] b, int bp, float[] c, int c0, int ldb, int k, boolean acc) {
+    FloatVector x0 = acc ? FloatVector.fromArray(F, c, c0) : FloatVector.zero(F), x1 = acc ? FloatVector.fromArray(F, c, c0 + V) : FloatVector.zero(F);
+    for (int p = 0; p < k; p++) {
+      int bq = bp + p * ldb;
+      FloatVector v = FloatVector.broadcast(F, a[a0 + p * ap]);
+      x0 = v.fma(FloatVector.fromArray(F, b, bq), x0);
+      x1 = v.fma(FloatVector.fromArray(F, b, bq + V), x1);
+    }
+    x0.intoArray(c, c0);
+    x1.intoArray(c, c0 + V);
   }
 
   /** C[4][4V] at (i, j) (+)= A rows i.. . B[k][j..]: 16 accumulators, one broadcast of A per row and 4 loads of B per p. */
@@ -375,33 +452,75 @@ public final class Kernels {
 
   /**
    * C[i0..i1)[j0..j1) (+)= A . B^T for C[m][n]: each k-block of rows j0..j1 of B is transposed into
-   * Bt[kb][j1 - j0] and {@link #broadcastBlock} runs on it, so each element is the same FMA chain
-   * over p as in {@code ab}, whichever rows and columns a worker was given.
+   * the packed layout of {@link #broadcastRows} (panels [tile][p][TW], then the leftover columns as
+   * [p][w - nt]) and {@link #broadcastBlock} runs on it, so each element is the same FMA chain over p
+   * as in {@code ab}, whichever rows and columns a worker was given.
    */
   static void abtPacked(float[] a, int ao, float[] b, int bo, float[] c, int co, int i0, int i1, int j0, int j1, int n, int k,
       boolean acc) {
     int w = j1 - j0;
     if (w <= 0) return;
-    float[] bt = packBuffer(Math.min(KB, k) * w);
+    int nt = w - w % TW;
+    float[] bt = grow(PACK.get(), 0, Math.min(KB, k) * w);
     for (int p0 = 0; p0 < k; p0 += KB) {
       int kb = Math.min(KB, k - p0);
-      transpose(b, bo + j0 * k + p0, k, bt, w, kb);
-      broadcastBlock(a, ao + p0, k, 1, bt, 0, w, c, co + j0, n, i0, i1, w, kb, acc || p0 > 0);
+      transpose(b, bo + j0 * k + p0, k, bt, w, nt, kb);
+      broadcastBlock(a, ao + p0, k, 1, null, bt, 0, kb * TW, TW, bt, kb * nt, w - nt, c, co + j0, n, i0, i1, w, kb, acc || p0 > 0);
     }
   }
 
-  /** bt[p][j] = b[bo + j * k + p] for p < kb, j < n: V rows of B at a time by gathers (one vector of Bt per p), the rest in scalar. */
-  private static void transpose(float[] b, int bo, int k, float[] bt, int n, int kb) {
+  /**
+   * B^T of rows [0, w) and columns [0, kb) of b (row stride k) in packed layout: column j < nt at
+   * bt[(j / TW) * kb * TW + p * TW + j % TW], j >= nt at bt[kb * nt + p * (w - nt) + j - nt]. V rows of
+   * B at a time by gathers (one vector of Bt per p), the last w % V in scalar.
+   */
+  private static void transpose(float[] b, int bo, int k, float[] bt, int w, int nt, int kb) {
     int[] idx = gatherIndex(k);
-    int j = 0;
-    for (; j + V <= n; j += V) {
-      int r0 = bo + j * k;
-      for (int p = 0, o = j; p < kb; p++, o += n) FloatVector.fromArray(F, b, r0 + p, idx, 0).intoArray(bt, o);
+    int j = 0, lr = w - nt;
+    for (; j + V <= w; j += V) {
+      int r0 = bo + j * k, o = j < nt ? (j / TW) * kb * TW + j % TW : kb * nt + j - nt, ld = j < nt ? TW : lr;
+      int p = 0;
+      if (V == 16) for (; p + 16 <= kb; p += 16, o += 16 * ld) transpose16(b, r0 + p, k, bt, o, ld);
+      for (; p < kb; p++, o += ld) FloatVector.fromArray(F, b, r0 + p, idx, 0).intoArray(bt, o);
     }
-    for (; j < n; j++) {
+    for (; j < w; j++) {
       int r = bo + j * k;
-      for (int p = 0, o = j; p < kb; p++, o += n) bt[o] = b[r + p];
+      for (int p = 0, o = kb * nt + j - nt; p < kb; p++, o += lr) bt[o] = b[r + p];
     }
+  }
+
+  /** Two-source index vectors for {@link #transpose16}: stage s swaps bit d = 8 >> s of the row index with bit d of the lane index. */
+  private static final FloatVector[] TLO = swapIndex(false), THI = swapIndex(true);
+
+  private static FloatVector[] swapIndex(boolean hi) {
+    FloatVector[] out = new FloatVector[4];
+    if (V != 16) return out;
+    for (int s = 0; s < 4; s++) {
+      int d = 8 >> s;
+      float[] ix = new float[16];
+      for (int l = 0; l < 16; l++) ix[l] = (l & d) == 0 ? (hi ? l + d : l) : (hi ? 16 + l : 16 + l - d);
+      out[s] = FloatVector.fromArray(F, ix, 0);
+    }
+    return out;
+  }
+
+  /**
+   * 16 x 16 block of B (rows at b[r0 + q*k ..], 16 columns) transposed in registers (4 stages of 16
+   * two-source permutes) and stored as 16 vectors at bt[o + q*ld]: a vector gather per output costs
+   * about twice as much on Zen 5. Data movement only; AVX-512 (V = 16) only.
+   */
+  private static void transpose16(float[] b, int r0, int k, float[] bt, int o, int ld) {
+    FloatVector x0 = FloatVector.fromArray(F, b, r0 + 0 * k); FloatVector x1 = FloatVector.fromArray(F, b, r0 + 1 * k); FloatVector x2 = FloatVector.fromArray(F, b, r0 + 2 * k); FloatVector x3 = FloatVector.fromArray(F, b, r0 + 3 * k); FloatVector x4 = FloatVector.fromArray(F, b, r0 + 4 * k); FloatVector x5 = FloatVector.fromArray(F, b, r0 + 5 * k); FloatVector x6 = FloatVector.fromArray(F, b, r0 + 6 * k); FloatVector x7 = FloatVector.fromArray(F, b, r0 + 7 * k); FloatVector x8 = FloatVector.fromArray(F, b, r0 + 8 * k); FloatVector x9 = FloatVector.fromArray(F, b, r0 + 9 * k); FloatVector x10 = FloatVector.fromArray(F, b, r0 + 10 * k); FloatVector x11 = FloatVector.fromArray(F, b, r0 + 11 * k); FloatVector x12 = FloatVector.fromArray(F, b, r0 + 12 * k); FloatVector x13 = FloatVector.fromArray(F, b, r0 + 13 * k); FloatVector x14 = FloatVector.fromArray(F, b, r0 + 14 * k); FloatVector x15 = FloatVector.fromArray(F, b, r0 + 15 * k);
+    FloatVector lo, hi;
+    lo = TLO[0]; hi = THI[0];
+    { FloatVector u = x0, v = x8; x0 = lo.selectFrom(u, v); x8 = hi.selectFrom(u, v); } { FloatVector u = x1, v = x9; x1 = lo.selectFrom(u, v); x9 = hi.selectFrom(u, v); } { FloatVector u = x2, v = x10; x2 = lo.selectFrom(u, v); x10 = hi.selectFrom(u, v); } { FloatVector u = x3, v = x11; x3 = lo.selectFrom(u, v); x11 = hi.selectFrom(u, v); } { FloatVector u = x4, v = x12; x4 = lo.selectFrom(u, v); x12 = hi.selectFrom(u, v); } { FloatVector u = x5, v = x13; x5 = lo.selectFrom(u, v); x13 = hi.selectFrom(u, v); } { FloatVector u = x6, v = x14; x6 = lo.selectFrom(u, v); x14 = hi.selectFrom(u, v); } { FloatVector u = x7, v = x15; x7 = lo.selectFrom(u, v); x15 = hi.selectFrom(u, v); }
+    lo = TLO[1]; hi = THI[1];
+    { FloatVector u = x0, v = x4; x0 = lo.selectFrom(u, v); x4 = hi.selectFrom(u, v); } { FloatVector u = x1, v = x5; x1 = lo.selectFrom(u, v); x5 = hi.selectFrom(u, v); } { FloatVector u = x2, v = x6; x2 = lo.selectFrom(u, v); x6 = hi.selectFrom(u, v); } { FloatVector u = x3, v = x7; x3 = lo.selectFrom(u, v); x7 = hi.selectFrom(u, v); } { FloatVector u = x8, v = x12; x8 = lo.selectFrom(u, v); x12 = hi.selectFrom(u, v); } { FloatVector u = x9, v = x13; x9 = lo.selectFrom(u, v); x13 = hi.selectFrom(u, v); } { FloatVector u = x10, v = x14; x10 = lo.selectFrom(u, v); x14 = hi.selectFrom(u, v); } { FloatVector u = x11, v = x15; x11 = lo.selectFrom(u, v); x15 = hi.selectFrom(u, v); }
+    lo = TLO[2]; hi = THI[2];
+    { FloatVector u = x0, v = x2; x0 = lo.selectFrom(u, v); x2 = hi.selectFrom(u, v); } { FloatVector u = x1, v = x3; x1 = lo.selectFrom(u, v); x3 = hi.selectFrom(u, v); } { FloatVector u = x4, v = x6; x4 = lo.selectFrom(u, v); x6 = hi.selectFrom(u, v); } { FloatVector u = x5, v = x7; x5 = lo.selectFrom(u, v); x7 = hi.selectFrom(u, v); } { FloatVector u = x8, v = x10; x8 = lo.selectFrom(u, v); x10 = hi.selectFrom(u, v); } { FloatVector u = x9, v = x11; x9 = lo.selectFrom(u, v); x11 = hi.selectFrom(u, v); } { FloatVector u = x12, v = x14; x12 = lo.selectFrom(u, v); x14 = hi.selectFrom(u, v); } { FloatVector u = x13, v = x15; x13 = lo.selectFrom(u, v); x15 = hi.selectFrom(u, v); }
+    lo = TLO[3]; hi = THI[3];
+    { FloatVector u = x0, v = x1; x0 = lo.selectFrom(u, v); x1 = hi.selectFrom(u, v); } { FloatVector u = x2, v = x3; x2 = lo.selectFrom(u, v); x3 = hi.selectFrom(u, v); } { FloatVector u = x4, v = x5; x4 = lo.selectFrom(u, v); x5 = hi.selectFrom(u, v); } { FloatVector u = x6, v = x7; x6 = lo.selectFrom(u, v); x7 = hi.selectFrom(u, v); } { FloatVector u = x8, v = x9; x8 = lo.selectFrom(u, v); x9 = hi.selectFrom(u, v); } { FloatVector u = x10, v = x11; x10 = lo.selectFrom(u, v); x11 = hi.selectFrom(u, v); } { FloatVector u = x12, v = x13; x12 = lo.selectFrom(u, v); x13 = hi.selectFrom(u, v); } { FloatVector u = x14, v = x15; x14 = lo.selectFrom(u, v); x15 = hi.selectFrom(u, v); }
+    x0.intoArray(bt, o + 0 * ld); x1.intoArray(bt, o + 1 * ld); x2.intoArray(bt, o + 2 * ld); x3.intoArray(bt, o + 3 * ld); x4.intoArray(bt, o + 4 * ld); x5.intoArray(bt, o + 5 * ld); x6.intoArray(bt, o + 6 * ld); x7.intoArray(bt, o + 7 * ld); x8.intoArray(bt, o + 8 * ld); x9.intoArray(bt, o + 9 * ld); x10.intoArray(bt, o + 10 * ld); x11.intoArray(bt, o + 11 * ld); x12.intoArray(bt, o + 12 * ld); x13.intoArray(bt, o + 13 * ld); x14.intoArray(bt, o + 14 * ld); x15.intoArray(bt, o + 15 * ld);
   }
 
   private static final ThreadLocal<int[]> GATHER = ThreadLocal.withInitial(() -> new int[V]);
@@ -413,13 +532,12 @@ public final class Kernels {
     return idx;
   }
 
-  /** One transposition buffer per thread, grown when a product needs more (allocated once per size, never per call). */
-  private static final ThreadLocal<float[][]> PACK = ThreadLocal.withInitial(() -> new float[1][0]);
+  /** Per-thread packing buffers (0: B panels or B^T, 1: A rows), grown when a product needs more (never per call). */
+  private static final ThreadLocal<float[][]> PACK = ThreadLocal.withInitial(() -> new float[2][0]);
 
-  private static float[] packBuffer(int size) {
-    float[][] holder = PACK.get();
-    if (holder[0].length < size) holder[0] = new float[Math.max(size, holder[0].length * 2)];
-    return holder[0];
+  private static float[] grow(float[][] holder, int slot, int size) {
+    if (holder[slot].length < size) holder[slot] = new float[Math.max(size, holder[slot].length * 2)];
+    return holder[slot];
   }
 
   /**

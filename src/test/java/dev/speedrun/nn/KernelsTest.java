@@ -29,9 +29,11 @@ class KernelsTest {
   static final int[][] SHAPES = {{1, 1, 1}, {3, 5, 7}, {4, 64, 16}, {9, 70, 33}, {17, 130, 128}, {64, 128, 128}, {5, 384, 128},
       {33, 16, 384}, {8, 5, 128}, {2, 1, 400}, {6, 40, 600}, {3, 3, 0},
       // Edges of the 4x4-vector and 6x2-vector tiles and of the 4x4 / 2x4 dot-product tiles: m, n, k off
-      // every tile multiple, k = 1, n < V, n < 4, more rows than a row block (60), k over a k-block (128).
+      // every tile multiple, k = 1, n < V, n < 4, more rows than a row block (36), k over a k-block (128).
       {8, 64, 1}, {7, 68, 130}, {13, 211, 5}, {61, 80, 300}, {6, 3, 20}, {16, 7, 1}, {4, 4, 16}, {5, 100, 17},
-      {12, 200, 129}, {1, 70, 260}};
+      {12, 200, 129}, {1, 70, 260},
+      // Packed B panels and packed A rows (atb) over several row blocks (36) and k-blocks, with row and column tails; n = TW unpacked.
+      {77, 140, 300}, {40, 64, 130}};
 
   @Test
   void abMatchesScalar() {
