@@ -213,9 +213,14 @@ public final class RunDir {
 
   /** (wall clock s, value) pairs of metric {@code key} over rows that have both. */
   static double[][] series(List<JsonNode> rows, String key) {
+    return series(rows, "time/wall_clock_s", key);
+  }
+
+  /** (x, value) pairs of metric {@code key} against metric {@code xKey} over rows that have both. */
+  static double[][] series(List<JsonNode> rows, String xKey, String key) {
     List<double[]> pts = new ArrayList<>();
     for (JsonNode r : rows) {
-      JsonNode t = r.get("time/wall_clock_s"), v = r.get(key);
+      JsonNode t = r.get(xKey), v = r.get(key);
       if (t != null && t.isNumber() && v != null && v.isNumber()) pts.add(new double[] {t.asDouble(), v.asDouble()});
     }
     double[] x = new double[pts.size()], y = new double[pts.size()];

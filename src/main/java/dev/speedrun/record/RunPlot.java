@@ -36,19 +36,10 @@ public final class RunPlot {
 
   /** (x, metric) points of one run: x in minutes of training clock or millions of env steps. */
   static double[][] points(List<JsonNode> rows, String metric, XAxis x) {
-    String xKey = x == XAxis.CLOCK ? "time/wall_clock_s" : "global_step";
+    double[][] p = RunDir.series(rows, x == XAxis.CLOCK ? "time/wall_clock_s" : "global_step", metric);
     double scale = x == XAxis.CLOCK ? 1 / 60.0 : 1e-6;
-    List<double[]> pts = new ArrayList<>();
-    for (JsonNode r : rows) {
-      JsonNode t = r.get(xKey), v = r.get(metric);
-      if (t != null && t.isNumber() && v != null && v.isNumber()) pts.add(new double[] {t.asDouble() * scale, v.asDouble()});
-    }
-    double[][] out = new double[2][pts.size()];
-    for (int i = 0; i < pts.size(); i++) {
-      out[0][i] = pts.get(i)[0];
-      out[1][i] = pts.get(i)[1];
-    }
-    return out;
+    for (int i = 0; i < p[0].length; i++) p[0][i] *= scale;
+    return p;
   }
 
   /** Writes the PNG, one panel per metric; returns the number of points drawn per metric and run. */
