@@ -139,11 +139,28 @@ public record Recipe(
      */
     int plrBufferSize,
     /** plr: no replay until the buffer holds this many levels; 0 (the default) means plrBufferSize, a full buffer. */
-    int plrMinBuffer) {
+    int plrMinBuffer,
+
+    // --- Minibatch sampling ---
+    /**
+     * How each minibatch picks its env segments: "shuffle" (every pass a permutation of all N, cut
+     * into N/B minibatches) or "prio", PufferLib's prioritized segment sampling: each of the N/B
+     * minibatches of a pass draws B distinct segments with probability proportional to
+     * (sum over the segment of |advantage|)^prioAlpha, and scales each segment's normalized
+     * advantages by the importance weight (N p)^-beta, beta annealed from prioBeta0 towards 1 over
+     * the run (beta = prioBeta0 + (1 - prioBeta0) prioAlpha progress, as PufferLib). With V-trace,
+     * "prio" recomputes advantages before every minibatch (not only every pass) from the latest
+     * ratios and values of the segments trained so far, as PufferLib does.
+     */
+    String segmentSampling,
+    /** prio: exponent alpha on each segment's summed |advantage| (0 = uniform draws). */
+    float prioAlpha,
+    /** prio: the importance-weight exponent at the start of the run. */
+    float prioBeta0) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
   private static final java.util.Set<String> LATER_FIELDS = java.util.Set.of("levelSampling", "plrReplayProb",
-      "plrTemperature", "plrStaleness", "plrBufferSize", "plrMinBuffer");
+      "plrTemperature", "plrStaleness", "plrBufferSize", "plrMinBuffer", "segmentSampling", "prioAlpha", "prioBeta0");
 
   /** The pinned recipe: what {@code ./speedrun} runs. */
   public static final Recipe PINNED = new Recipe(
@@ -153,7 +170,8 @@ public record Recipe(
       "adamw", 1e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
-      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0);
+      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
+      "shuffle", 0.8f, 0.2f);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -189,7 +207,8 @@ public record Recipe(
       "adamw", 2e-3f, "cosine", 5, 0.9f, 0.999f, 1e-8f, 0f, 0.95f, 0.5f,
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
-      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0);
+      "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
+      "shuffle", 0.8f, 0.2f);
 
   /**
    * The record candidate for the next long runs (selectable with {@code --recipe conv}; not pinned,
@@ -261,6 +280,12 @@ public record Recipe(
     }
     if (!(plrReplayProb >= 0 && plrReplayProb <= 1) || !(plrStaleness >= 0 && plrStaleness <= 1) || !(plrTemperature > 0)) {
       throw new UserError("recipe: plrReplayProb and plrStaleness must be in [0, 1] and plrTemperature positive");
+    }
+    if (!segmentSampling.equals("shuffle") && !segmentSampling.equals("prio")) {
+      throw new UserError("recipe: segmentSampling must be shuffle or prio, not '" + segmentSampling + "'");
+    }
+    if (!(prioAlpha >= 0) || !(prioBeta0 >= 0 && prioBeta0 <= 1)) {
+      throw new UserError("recipe: prioAlpha must be >= 0 and prioBeta0 in [0, 1]");
     }
     if (plrBufferSize < 1 || plrMinBuffer < 0 || plrMinBuffer > plrBufferSize) {
       throw new UserError("recipe: plrBufferSize must be positive and plrMinBuffer (" + plrMinBuffer + ") between 0 (= full) and plrBufferSize ("

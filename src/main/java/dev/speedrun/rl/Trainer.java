@@ -30,6 +30,8 @@ import java.util.List;
  *       minibatches of B whole segments; the network runs BPTT over the T steps from the state the
  *       segment started with. Before every pass after the first, advantages are recomputed with
  *       V-trace-clipped importance ratios and the latest values (PufferLib's recipe), if enabled.
+ *       With {@code segmentSampling = prio} each minibatch instead draws its segments by their summed
+ *       |advantage| and weights them ({@link #drawPrioritized}), recomputing V-trace advantages before every minibatch.
  *       Advantages are normalized per minibatch; the clipped PPO loss's gradients with respect to
  *       logits and values are computed by hand ({@link PpoLoss}) and back-propagated; the global
  *       gradient norm is clipped and the optimizer steps with the scheduled learning rate.
@@ -49,7 +51,8 @@ import java.util.List;
  * overlap, after the concurrent rollout has finished), in time-major env order.
  */
 public final class Trainer {
-  private static final long ACTION_SALT = 0x41435431L, SHUFFLE_SALT = 0x53485546L;
+  private static final long ACTION_SALT = 0x41435431L, SHUFFLE_SALT = 0x53485546L,
+      PRIO_SALT = 0x5052494fL;
   private static final int A = BoxobanEnv.NUM_ACTIONS, O = BoxobanEnv.OBS;
 
   public final Recipe recipe;
@@ -133,6 +136,10 @@ public final class Trainer {
   private final boolean[] mbReset;
   private final float[] mbH0, mbLogits, mbValues, mbDLogits, mbDValues, mbOldLogp, mbAdv, mbRet, mbOldV, mbRatio;
   private final int[] mbActions, perm;
+  // Prioritized segment sampling: each drawn segment's importance weight [B]; scratch [N].
+  private final float[] mbWeight;
+  private final double[] segScore;
+  private final boolean[] taken;
 
   // Rolling episode statistics (checkpointed).
   private final byte[] winSolved;
@@ -237,6 +244,9 @@ public final class Trainer {
     mbRatio = new float[t * b];
     mbActions = new int[t * b];
     perm = new int[n];
+    mbWeight = new float[b];
+    segScore = new double[n];
+    taken = new boolean[n];
     winSolved = new byte[recipe.statsWindow()];
     winReturn = new float[recipe.statsWindow()];
     winLength = new short[recipe.statsWindow()];
@@ -421,20 +431,32 @@ public final class Trainer {
     Advantages.compute(t, n, rewards, dones, values, bootstrap, null, recipe.gamma(), recipe.gaeLambda(), 1f, 1f, adv);
     if (plr != null) scoreEpisodes(bt);
     System.arraycopy(values, 0, latestValues, 0, values.length);
+    boolean prio = recipe.segmentSampling().equals("prio");
+    if (prio) Arrays.fill(ratio, 1f); // segments not trained yet in this update count as on-policy
     double gradNormSum = 0;
     int updates = 0;
     for (int epoch = 0; epoch < recipe.epochs(); epoch++) {
-      if (epoch > 0 && recipe.vtrace()) {
-        Advantages.compute(t, n, rewards, dones, latestValues, bootstrap, ratio, recipe.gamma(), recipe.gaeLambda(),
-            recipe.rhoBar(), recipe.cBar(), adv);
+      if (!prio) {
+        if (epoch > 0 && recipe.vtrace()) vtraceAdvantages(bt);
+        // Value targets from the advantages of this pass and the values they were computed with.
+        setReturns(epoch > 0 && recipe.vtrace() ? latestValues : values);
+        shuffle(epoch);
       }
-      // Value targets from the advantages of this pass and the values they were computed with.
-      float[] v = epoch > 0 && recipe.vtrace() ? latestValues : values;
-      for (int k = 0; k < returns.length; k++) returns[k] = adv[k] + v[k];
-      shuffle(epoch);
       for (int mb = 0; mb < n / b; mb++) {
+        if (prio) {
+          boolean first = epoch == 0 && mb == 0;
+          if (!first && recipe.vtrace()) vtraceAdvantages(bt);
+          setReturns(!first && recipe.vtrace() ? latestValues : values);
+          double beta = recipe.prioBeta0() + (1 - recipe.prioBeta0()) * recipe.prioAlpha()
+              * Math.min(1.0, (double) iteration / recipe.iterations());
+          drawPrioritized(adv, t, n, recipe.prioAlpha(), beta, new Rng(Rng.mix(seed ^ PRIO_SALT, iteration, (long) epoch * n + mb)),
+              perm, mb * b, b, mbWeight, segScore, taken);
+        }
         gather(bt, mb);
         if (recipe.normAdvantages()) normalize(mbAdv);
+        if (prio) {
+          for (int step = 0; step < t; step++) for (int j = 0; j < b; j++) mbAdv[step * b + j] *= mbWeight[j];
+        }
         net.params().zeroGrad();
         net.forward(mbObs, mbReset, mbH0, t, b, mbLogits, mbValues);
         PpoLoss.compute(t * b, A, mbLogits, mbValues, mbActions, mbOldLogp, mbAdv, mbRet, mbOldV, coefs,
@@ -449,6 +471,51 @@ public final class Trainer {
       }
     }
     return gradNormSum / Math.max(1, updates);
+  }
+
+  /** Advantages with V-trace-clipped importance ratios and the latest values (PufferLib's recipe). */
+  private void vtraceAdvantages(Batch bt) {
+    Advantages.compute(t, n, bt.rewards, bt.dones, latestValues, bt.bootstrap, ratio, recipe.gamma(), recipe.gaeLambda(),
+        recipe.rhoBar(), recipe.cBar(), adv);
+  }
+
+  /** Value targets: the current advantages plus the values they were computed with. */
+  private void setReturns(float[] v) {
+    for (int k = 0; k < returns.length; k++) returns[k] = adv[k] + v[k];
+  }
+
+  /**
+   * Prioritized segment sampling (PufferLib): draws {@code count} distinct env segments of the
+   * time-major [T][N] advantages {@code adv} into {@code out[off..off+count)}, segment i with
+   * probability p_i proportional to (sum_t |adv|)^alpha + 1e-6 (successively, without replacement),
+   * and writes each drawn segment's importance weight (N p_i)^-beta into {@code weights[0..count)},
+   * p_i being its probability before any draw. {@code score} and {@code taken} are scratch of length N.
+   */
+  static void drawPrioritized(float[] adv, int t, int n, double alpha, double beta, Rng rng, int[] out, int off,
+      int count, float[] weights, double[] score, boolean[] taken) {
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+      double sum = 0;
+      for (int step = 0; step < t; step++) sum += Math.abs(adv[step * n + i]);
+      score[i] = Math.pow(sum, alpha) + 1e-6;
+      total += score[i];
+      taken[i] = false;
+    }
+    double left = total;
+    for (int j = 0; j < count; j++) {
+      double u = rng.nextDouble() * left;
+      int pick = -1;
+      for (int i = 0; i < n; i++) {
+        if (taken[i]) continue;
+        pick = i;
+        u -= score[i];
+        if (u < 0) break;
+      }
+      taken[pick] = true;
+      left -= score[pick];
+      out[off + j] = pick;
+      weights[j] = (float) Math.pow(n * score[pick] / total, -beta);
+    }
   }
 
   /**

@@ -27,4 +27,41 @@ class TrainerTest {
       assertThat(m.clipFrac()).isZero();
     }
   }
+
+  /** Draws are distinct, follow the segments' summed |advantage|, and carry (N p)^-beta. */
+  @Test
+  void prioritizedDrawsFollowTheAdvantages() {
+    int t = 3, n = 8;
+    float[] adv = new float[t * n];
+    // Only segments 1, 4, 6 have advantages: |.| sums 3, 6, 3.
+    for (int step = 0; step < t; step++) {
+      adv[step * n + 1] = step % 2 == 0 ? 1f : -1f;
+      adv[step * n + 4] = -2f;
+      adv[step * n + 6] = 1f;
+    }
+    int[] out = new int[n];
+    float[] w = new float[n];
+    double[] score = new double[n];
+    boolean[] taken = new boolean[n];
+    Trainer.drawPrioritized(adv, t, n, 1.0, 0.5, new dev.speedrun.env.Rng(7), out, 2, 3, w, score, taken);
+    assertThat(java.util.Arrays.copyOfRange(out, 2, 5)).containsExactlyInAnyOrder(1, 4, 6);
+    for (int j = 0; j < 3; j++) {
+      double p = (out[2 + j] == 4 ? 6 : 3) / 12.0;
+      assertThat((double) w[j]).isCloseTo(Math.pow(n * p, -0.5), org.assertj.core.data.Offset.offset(1e-5));
+    }
+    // Single draws: frequencies 1/4, 1/2, 1/4 (alpha 1), none of the zero segments.
+    int[] hits = new int[n];
+    dev.speedrun.env.Rng rng = new dev.speedrun.env.Rng(11);
+    for (int k = 0; k < 20_000; k++) {
+      Trainer.drawPrioritized(adv, t, n, 1.0, 0.5, rng, out, 0, 1, w, score, taken);
+      hits[out[0]]++;
+    }
+    assertThat(hits[0] + hits[2] + hits[3] + hits[5] + hits[7]).isZero();
+    assertThat(hits[4] / 20_000.0).isCloseTo(0.5, org.assertj.core.data.Offset.offset(0.02));
+    assertThat(hits[1] / 20_000.0).isCloseTo(0.25, org.assertj.core.data.Offset.offset(0.02));
+    // Alpha 0: every segment equally likely, all weights 1; a full draw is a permutation.
+    Trainer.drawPrioritized(adv, t, n, 0.0, 0.5, new dev.speedrun.env.Rng(3), out, 0, n, w, score, taken);
+    assertThat(out).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7);
+    for (float x : w) assertThat((double) x).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-6));
+  }
 }

@@ -77,6 +77,17 @@ class TrainingRunTest {
     killAndResume(tmp, small(Map.of("optimizer", "muon")));
   }
 
+  /** Prioritized segment sampling: deterministic, resumable bit for bit, and not the shuffle's result. */
+  @Test
+  void prioritizedSegmentRunIsDeterministicResumableAndDiffers(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of("segmentSampling", "prio"));
+    TrainingRun.Result a = TrainingRun.start(setup(r, 5), tmp.resolve("a"), Dashboard.silent());
+    TrainingRun.Result plain = TrainingRun.start(setup(small(Map.of()), 5), tmp.resolve("b"), Dashboard.silent());
+    assertThat(Files.readAllBytes(a.checkpoint().resolve("policy.safetensors")))
+        .isNotEqualTo(Files.readAllBytes(plain.checkpoint().resolve("policy.safetensors")));
+    killAndResume(tmp.resolve("k"), r);
+  }
+
   /** Overlap mode: the checkpoint also carries the collected batch that has not been trained on. */
   @Test
   void overlappedRunIsDeterministicAndResumable(@TempDir Path tmp) throws Exception {
