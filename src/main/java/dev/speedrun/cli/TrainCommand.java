@@ -72,12 +72,15 @@ public final class TrainCommand implements Callable<Integer> {
     int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
     String lv = levels;
     Path run = out;
+    Recipe recipe = null;
     if (resume != null) {
       if (recipeName != null) throw new UserError("--resume continues a run with its own recipe; --recipe is not allowed with it");
       if (sets != null && !sets.isEmpty()) throw new UserError("--resume continues a run with its own recipe; --set is not allowed with it");
       TrainingRun.Stored st = TrainingRun.stored(resume);
       s = st.seed();
       overrides.putAll(st.overrides());
+      // The stored recipe in full, so a run resumes as it started even after the pinned recipe changed.
+      if (st.recipe() != null) recipe = Recipe.fromStored(st.recipe());
       if (threads == null) th = st.threads();
       if (lv == null && st.levels() != null) lv = levelsRoot(st.levels());
       run = resume;
@@ -91,7 +94,7 @@ public final class TrainCommand implements Callable<Integer> {
       }
     }
     if (th < 1) throw new UserError("--threads must be at least 1");
-    Recipe recipe = Recipe.PINNED.with(overrides);
+    if (recipe == null) recipe = Recipe.PINNED.with(overrides);
     if (run == null) {
       run = Path.of("runs", "train-seed" + s + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }

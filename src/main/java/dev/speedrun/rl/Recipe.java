@@ -159,8 +159,33 @@ public record Recipe(
     float prioBeta0) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
-  private static final java.util.Set<String> LATER_FIELDS = java.util.Set.of("levelSampling", "plrReplayProb",
-      "plrTemperature", "plrStaleness", "plrBufferSize", "plrMinBuffer", "segmentSampling", "prioAlpha", "prioBeta0");
+  private static final Map<String, Object> LATER_FIELDS = laterFields();
+
+  private static Map<String, Object> laterFields() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("levelSampling", "uniform");
+    m.put("plrReplayProb", 0.5f);
+    m.put("plrTemperature", 0.1f);
+    m.put("plrStaleness", 0.1f);
+    m.put("plrBufferSize", 4000);
+    m.put("plrMinBuffer", 0);
+    m.put("segmentSampling", "shuffle");
+    m.put("prioAlpha", 0.8f);
+    m.put("prioBeta0", 0.2f);
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /**
+   * The recipe a run directory's {@code run.json} stores in full (field name to value), so that a
+   * resumed run keeps its recipe even after {@link #PINNED} changed; fields the run predates take
+   * the values such runs had in effect.
+   */
+  public static Recipe fromStored(Map<String, ?> fields) {
+    Map<String, String> all = new LinkedHashMap<>();
+    LATER_FIELDS.forEach((k, v) -> all.put(k, String.valueOf(v)));
+    fields.forEach((k, v) -> all.put(k, String.valueOf(v)));
+    return PINNED.with(all);
+  }
 
   /** The pinned recipe: what {@code ./speedrun} runs. */
   public static final Recipe PINNED = new Recipe(
@@ -296,16 +321,15 @@ public record Recipe(
   /**
    * Whether a recipe text stored in a checkpoint ({@link #toString()}) describes this recipe: equal,
    * or written before the {@link #LATER_FIELDS} existed while this recipe keeps them at the values
-   * such runs had in effect (the pinned recipe's), so that older uniform runs still resume.
+   * such runs had in effect, so that older runs still resume.
    */
   public boolean matchesStored(String stored) {
     if (stored.equals(toString())) return true;
-    Map<String, Object> pinned = PINNED.asMap();
     StringBuilder sb = new StringBuilder("Recipe[");
     boolean first = true;
     for (var e : asMap().entrySet()) {
-      if (LATER_FIELDS.contains(e.getKey())) {
-        if (!e.getValue().equals(pinned.get(e.getKey()))) return false;
+      if (LATER_FIELDS.containsKey(e.getKey())) {
+        if (!e.getValue().equals(LATER_FIELDS.get(e.getKey()))) return false;
         continue;
       }
       if (!first) sb.append(", ");

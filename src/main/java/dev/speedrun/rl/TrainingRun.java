@@ -121,7 +121,8 @@ public final class TrainingRun {
   }
 
   /** The seed, threads, recipe and overrides stored in {@code run/run.json}. */
-  public record Stored(long seed, int threads, Map<String, String> overrides, String levels) {}
+  /** {@code recipe}: every field as stored (null in run directories written before it was stored). */
+  public record Stored(long seed, int threads, Map<String, String> overrides, String levels, Map<String, Object> recipe) {}
 
   @SuppressWarnings("unchecked")
   public static Stored stored(Path run) {
@@ -132,7 +133,7 @@ public final class TrainingRun {
       Map<String, String> ov = new LinkedHashMap<>();
       ((Map<String, Object>) m.get("overrides")).forEach((k, v) -> ov.put(k, String.valueOf(v)));
       return new Stored(((Number) m.get("seed")).longValue(), ((Number) m.get("threads")).intValue(), ov,
-          (String) m.get("levels"));
+          (String) m.get("levels"), (Map<String, Object>) m.get("recipe"));
     } catch (IOException | RuntimeException e) {
       throw new UserError("cannot read " + f + ": " + e.getMessage());
     }

@@ -96,4 +96,19 @@ class RecipeTest {
     assertThat(r.with(Map.of("levelSampling", "plr")).matchesStored(old)).isFalse();
     assertThat(r.with(Map.of("plrBufferSize", "5000")).matchesStored(old)).isFalse();
   }
+
+  /** A run.json's full recipe rebuilds the recipe exactly, also through JSON; missing later fields take their old values. */
+  @Test
+  void storedRecipeRebuildsTheRecipe() throws Exception {
+    Recipe r = Recipe.CONV.with(Map.of("gamma", "0.95", "entropyCoef", "0.001", "learningRate", "7.428325E-4",
+        "segmentSampling", "prio", "adamEps", "1e-12"));
+    assertThat(Recipe.fromStored(r.asMap())).isEqualTo(r);
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> back = json.readValue(json.writeValueAsString(r.asMap()), Map.class);
+    assertThat(Recipe.fromStored(back)).isEqualTo(r);
+    Map<String, Object> old = new java.util.LinkedHashMap<>(Recipe.PINNED.with(Map.of("segmentSampling", "prio")).asMap());
+    old.remove("segmentSampling");
+    assertThat(Recipe.fromStored(old).segmentSampling()).isEqualTo("shuffle");
+  }
 }
