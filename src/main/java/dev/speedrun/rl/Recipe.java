@@ -325,18 +325,26 @@ public record Recipe(
    */
   public boolean matchesStored(String stored) {
     if (stored.equals(toString())) return true;
-    StringBuilder sb = new StringBuilder("Recipe[");
-    boolean first = true;
-    for (var e : asMap().entrySet()) {
-      if (LATER_FIELDS.containsKey(e.getKey())) {
-        if (!e.getValue().equals(LATER_FIELDS.get(e.getKey()))) return false;
-        continue;
-      }
-      if (!first) sb.append(", ");
-      sb.append(e.getKey()).append('=').append(e.getValue());
-      first = false;
+    if (!stored.startsWith("Recipe[") || !stored.endsWith("]")) return false;
+    Map<String, String> fields = new LinkedHashMap<>();
+    String body = stored.substring("Recipe[".length(), stored.length() - 1);
+    for (String kv : body.split(", (?=[A-Za-z0-9]+=)")) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) return false;
+      fields.put(kv.substring(0, eq), kv.substring(eq + 1));
     }
-    return stored.equals(sb.append(']').toString());
+    Map<String, Object> mine = asMap();
+    if (!mine.keySet().containsAll(fields.keySet())) return false;
+    for (var e : mine.entrySet()) {
+      String v = fields.get(e.getKey());
+      if (v == null) {
+        // Written before this field existed: only the value such runs had in effect matches.
+        if (!LATER_FIELDS.containsKey(e.getKey()) || !e.getValue().equals(LATER_FIELDS.get(e.getKey()))) return false;
+      } else if (!v.equals(String.valueOf(e.getValue()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Environment steps per iteration. */

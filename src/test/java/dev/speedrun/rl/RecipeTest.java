@@ -95,6 +95,12 @@ class RecipeTest {
     assertThat(Recipe.PINNED.matchesStored(old)).isFalse();
     assertThat(r.with(Map.of("levelSampling", "plr")).matchesStored(old)).isFalse();
     assertThat(r.with(Map.of("plrBufferSize", "5000")).matchesStored(old)).isFalse();
+    // A later generation: the level-sampling fields present, the segment-sampling ones not yet.
+    String mid = now.substring(0, now.indexOf(", segmentSampling=")) + "]";
+    assertThat(r.matchesStored(mid)).isTrue();
+    assertThat(r.with(Map.of("segmentSampling", "prio")).matchesStored(mid)).isFalse();
+    assertThat(r.with(Map.of("numEnvs", "128")).matchesStored(mid)).isFalse();
+    assertThat(r.matchesStored(mid.replace("numEnvs=64", "numEnvs=64, bogusField=1"))).isFalse();
   }
 
   /** A run.json's full recipe rebuilds the recipe exactly, also through JSON; missing later fields take their old values. */
