@@ -52,10 +52,18 @@ public final class BenchTrainCommand implements Callable<Integer> {
     LevelStore store = LevelSources.split(levels, r.trainLevels());
     LevelSampler sampler = LevelSampler.uniform(store, 42);
     // One thread first (it also warms the JIT for the others), then the other mode, then the recipe's own.
-    Recipe other = r.with(java.util.Map.of("overlap", Boolean.toString(!r.overlap())));
+    // The other mode: with shards, one policy split by rows (shards=1); else the other overlap setting.
+    Recipe other = r.shards() > 1 ? r.with(java.util.Map.of("shards", "1"))
+        : r.with(java.util.Map.of("overlap", Boolean.toString(!r.overlap())));
     TrainBench.Figure one = threads > 1 ? TrainBench.run(r.with(java.util.Map.of("overlap", "false")), sampler, 1, warmup,
         iterations, 42) : null;
     TrainBench.Figure alt = threads > 1 ? TrainBench.run(other, sampler, threads, warmup, iterations, 42) : null;
+    // Without shards and overlap: also the data-parallel split, one shard per thread, where the shapes allow it.
+    boolean tryShards = threads > 1 && r.shards() == 1 && !r.overlap() && r.numEnvs() % threads == 0
+        && r.minibatchSegments() % threads == 0;
+    TrainBench.Figure sharded = tryShards
+        ? TrainBench.run(r.with(java.util.Map.of("shards", Integer.toString(threads))), sampler, threads, warmup, iterations, 42)
+        : null;
     TrainBench.Figure many = TrainBench.run(r, sampler, threads, warmup, iterations, 42);
     if (one == null) {
       one = many;
@@ -86,7 +94,10 @@ public final class BenchTrainCommand implements Callable<Integer> {
     o.put("one_thread_steps_per_second", Math.round(one.stepsPerSecond()));
     o.put("overlap_estimate_steps_per_second", Math.round(overlapSps));
     o.put("overlap", r.overlap());
-    o.put((r.overlap() ? "split" : "overlap") + "_steps_per_second", Math.round(alt.stepsPerSecond()));
+    o.put("shards", r.shards());
+    o.put(r.shards() > 1 ? "unsharded_steps_per_second" : (r.overlap() ? "split" : "overlap") + "_steps_per_second",
+        Math.round(alt.stepsPerSecond()));
+    if (sharded != null) o.put("shards_" + threads + "_steps_per_second", Math.round(sharded.stepsPerSecond()));
     o.put("machine", RunInfo.cpu() + ", " + RunInfo.cores() + " cores");
     o.put("jdk", RunInfo.jdk());
     if (json) {
@@ -102,9 +113,18 @@ public final class BenchTrainCommand implements Callable<Integer> {
         100 * many.forwardSeconds() / all, 100 * many.learnSeconds() / all);
     System.out.printf("FLOPs per env step: %.3g  -> %.1f GFLOP/s achieved%n", flops, flops * many.stepsPerSecond() / 1e9);
     if (threads > 1) {
-      System.out.printf("%s (the same recipe with overlap=%s): %,.0f steps/s on %d threads%n",
-          other.overlap() ? "(a) rollout and learning overlapped" : "(b) both phases split over the worker pool",
-          other.overlap(), alt.stepsPerSecond(), threads);
+      if (r.shards() > 1) {
+        System.out.printf("(b) one policy, both phases split over the worker pool by rows (shards=1): %,.0f steps/s on %d threads%n",
+            alt.stepsPerSecond(), threads);
+      } else {
+        System.out.printf("%s (the same recipe with overlap=%s): %,.0f steps/s on %d threads%n",
+            other.overlap() ? "(a) rollout and learning overlapped" : "(b) both phases split over the worker pool",
+            other.overlap(), alt.stepsPerSecond(), threads);
+      }
+      if (sharded != null) {
+        System.out.printf("(c) data-parallel, one shard per thread (shards=%d; a different gradient summation order): %,.0f steps/s%n",
+            threads, sharded.stepsPerSecond());
+      }
       System.out.printf("1 thread: %,.0f steps/s; overlapping rollout and learning on 2 threads could reach at most %,.0f steps/s"
           + " (max of the one-thread phases) vs %,.0f measured with both phases split%n", one.stepsPerSecond(), overlapSps,
           many.stepsPerSecond());

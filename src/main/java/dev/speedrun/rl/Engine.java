@@ -6,6 +6,7 @@ import dev.speedrun.nn.DefaultPolicy;
 import dev.speedrun.nn.Muon;
 import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
+import dev.speedrun.nn.Workers;
 
 /** Builds the recipe's policy and optimizer from the network engine ({@code nn}). */
 public final class Engine {
@@ -20,6 +21,25 @@ public final class Engine {
 
   static ConvPolicy.Config convConfig(Recipe r, long seed) {
     return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed);
+  }
+
+  private static final Workers ONE_THREAD = new Workers(1);
+
+  /**
+   * Puts {@code net} and {@code opt} on the pool: the network's passes split over it by rows, or,
+   * with {@code r.shards() > 1}, each pass on one thread (the {@link Trainer} runs the shards on the
+   * pool instead; give it {@link #shardPool}).
+   */
+  public static void useWorkers(Recipe r, PolicyNet net, Optimizer opt, Workers pool) {
+    Workers forNet = r.shards() > 1 ? ONE_THREAD : pool;
+    if (net instanceof DefaultPolicy dp) dp.setWorkers(forNet);
+    if (net instanceof ConvPolicy cp) cp.setWorkers(forNet);
+    if (opt instanceof Muon mu) mu.setWorkers(pool);
+  }
+
+  /** The pool the trainer runs shards on (null without shards). */
+  public static Workers shardPool(Recipe r, Workers pool) {
+    return r.shards() > 1 ? pool : null;
   }
 
   /** The recipe's optimizer over {@code net}'s parameters. */

@@ -156,7 +156,18 @@ public record Recipe(
     /** prio: exponent alpha on each segment's summed |advantage| (0 = uniform draws). */
     float prioAlpha,
     /** prio: the importance-weight exponent at the start of the run. */
-    float prioBeta0) {
+    float prioBeta0,
+
+    // --- Parallelism ---
+    /**
+     * Data-parallel shards: the rollout's environments and every minibatch's segments are split
+     * into this many equal parts, each run by its own replica of the policy on one thread of the
+     * pool (no synchronisation inside a forward or backward pass, which is what limits the split
+     * over rows on two cores); the shards' weight gradients are summed in shard order. The result
+     * depends on the shard count (the gradient's summation order), never on the thread count; 1 =
+     * one policy whose passes are split over the pool by rows. Not with overlap.
+     */
+    int shards) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
   private static final Map<String, Object> LATER_FIELDS = laterFields();
@@ -172,6 +183,7 @@ public record Recipe(
     m.put("segmentSampling", "shuffle");
     m.put("prioAlpha", 0.8f);
     m.put("prioBeta0", 0.2f);
+    m.put("shards", 1);
     return java.util.Collections.unmodifiableMap(m);
   }
 
@@ -196,7 +208,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f);
+      "shuffle", 0.8f, 0.2f, 1);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -233,7 +245,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f);
+      "shuffle", 0.8f, 0.2f, 1);
 
   /**
    * The record candidate for the next long runs (selectable with {@code --recipe conv}; not pinned,
@@ -312,6 +324,11 @@ public record Recipe(
     if (!(prioAlpha >= 0) || !(prioBeta0 >= 0 && prioBeta0 <= 1)) {
       throw new UserError("recipe: prioAlpha must be >= 0 and prioBeta0 in [0, 1]");
     }
+    if (shards < 1 || numEnvs % shards != 0 || minibatchSegments % shards != 0) {
+      throw new UserError("recipe: shards (" + shards + ") must be positive and divide numEnvs (" + numEnvs
+          + ") and minibatchSegments (" + minibatchSegments + ")");
+    }
+    if (shards > 1 && overlap) throw new UserError("recipe: shards > 1 does not combine with overlap");
     if (plrBufferSize < 1 || plrMinBuffer < 0 || plrMinBuffer > plrBufferSize) {
       throw new UserError("recipe: plrBufferSize must be positive and plrMinBuffer (" + plrMinBuffer + ") between 0 (= full) and plrBufferSize ("
           + plrBufferSize + ")");

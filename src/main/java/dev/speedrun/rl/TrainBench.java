@@ -22,11 +22,10 @@ public final class TrainBench {
   public static Figure run(Recipe r, LevelSampler levels, int threads, int warmup, int iterations, long seed) {
     PolicyNet net = Engine.policy(r, seed);
     try (Workers w = new Workers(r.overlap() ? 1 : threads)) {
-      if (net instanceof DefaultPolicy dp) dp.setWorkers(w);
-      if (net instanceof dev.speedrun.nn.ConvPolicy cp) cp.setWorkers(w);
       var opt = Engine.optimizer(r, net);
-      if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(w);
-      Trainer tr = new Trainer(r, seed, net, r.overlap() ? Engine.policy(r, seed) : null, opt, levels);
+      Engine.useWorkers(r, net, opt, w);
+      Trainer tr = new Trainer(r, seed, net, r.overlap() ? Engine.policy(r, seed) : null, opt, levels,
+          Engine.shardPool(r, w), () -> Engine.policy(r, seed));
       for (int i = 0; i < warmup; i++) tr.iterate();
       var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime(), t0 = System.nanoTime();

@@ -7,6 +7,7 @@ import dev.speedrun.env.Rng;
 import dev.speedrun.nn.Optimizer;
 import dev.speedrun.nn.PolicyNet;
 import dev.speedrun.nn.Schedule;
+import dev.speedrun.nn.Workers;
 import dev.speedrun.sokoban.Level;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -136,6 +137,39 @@ public final class Trainer {
   private final boolean[] mbReset;
   private final float[] mbH0, mbLogits, mbValues, mbDLogits, mbDValues, mbOldLogp, mbAdv, mbRet, mbOldV, mbRatio;
   private final int[] mbActions, perm;
+  // Data-parallel shards (recipe.shards() > 1): replicas of the policy (reps[0] is net), the pool that
+  // runs one shard per task, and each shard's slices of the rollout step and of the minibatch.
+  private final int shards;
+  private final PolicyNet[] reps;
+  private final Workers pool;
+  private final Shard[] shard;
+  private final Workers.Task stepTask = this::stepShards, forwardTask = this::forwardShards,
+      backwardTask = this::backwardShards;
+  // The rollout step being run by stepTask (set before each pool.run).
+  private byte[] stepObs;
+  private float[] stepState, stepOutLogits, stepOutValues;
+
+  /** One shard's buffers: a rollout step of N/K environments and a minibatch of B/K segments. */
+  private static final class Shard {
+    final byte[] sObs, obs;
+    final float[] sState, sLogits, sValues, h0, logits, values, dLogits, dValues;
+    final boolean[] reset;
+
+    Shard(int nk, int bk, int t, int s) {
+      sObs = new byte[nk * O];
+      sState = new float[nk * s];
+      sLogits = new float[nk * A];
+      sValues = new float[nk];
+      obs = new byte[t * bk * O];
+      reset = new boolean[t * bk];
+      h0 = new float[bk * s];
+      logits = new float[t * bk * A];
+      values = new float[t * bk];
+      dLogits = new float[t * bk * A];
+      dValues = new float[t * bk];
+    }
+  }
+
   // Prioritized segment sampling: each drawn segment's importance weight [B]; scratch [N].
   private final float[] mbWeight;
   private final double[] segScore;
@@ -180,11 +214,20 @@ public final class Trainer {
     this(recipe, seed, net, null, opt, sampler);
   }
 
+  public Trainer(Recipe recipe, long seed, PolicyNet net, PolicyNet actor, Optimizer opt, LevelSampler sampler) {
+    this(recipe, seed, net, actor, opt, sampler, null, null);
+  }
+
   /**
    * @param actor with {@code recipe.overlap()}: a second instance of the policy (any parameters;
    *     they are overwritten with {@code net}'s) that collects rollouts on its own thread
+   * @param pool with {@code recipe.shards() > 1}: the threads that run the shards ({@code net} and the
+   *     replicas must then run their own passes on one thread)
+   * @param replica with {@code recipe.shards() > 1}: makes a policy of {@code net}'s architecture
+   *     (its parameters are overwritten with {@code net}'s)
    */
-  public Trainer(Recipe recipe, long seed, PolicyNet net, PolicyNet actor, Optimizer opt, LevelSampler sampler) {
+  public Trainer(Recipe recipe, long seed, PolicyNet net, PolicyNet actor, Optimizer opt, LevelSampler sampler,
+      Workers pool, java.util.function.Supplier<PolicyNet> replica) {
     this.recipe = recipe;
     this.seed = seed;
     this.net = net;
@@ -244,6 +287,16 @@ public final class Trainer {
     mbRatio = new float[t * b];
     mbActions = new int[t * b];
     perm = new int[n];
+    shards = recipe.shards();
+    reps = new PolicyNet[shards];
+    shard = new Shard[shards];
+    if (shards > 1 && (pool == null || replica == null)) throw new IllegalArgumentException("shards need a pool and replicas");
+    this.pool = shards > 1 ? pool : null;
+    reps[0] = net;
+    for (int k = 0; k < shards; k++) {
+      if (k > 0) reps[k] = replica.get();
+      if (shards > 1) shard[k] = new Shard(n / shards, b / shards, t, s);
+    }
     mbWeight = new float[b];
     segScore = new double[n];
     taken = new boolean[n];
@@ -280,6 +333,7 @@ public final class Trainer {
     double gradNorm;
     PrioritizedLevelReplay.Counters before = plr == null ? null : plr.counters();
     pendCount = 0;
+    syncReplicas();
     if (!recipe.overlap()) {
       rollout(cur, net);
       long t1 = System.nanoTime();
@@ -333,7 +387,7 @@ public final class Trainer {
       int base = step * n;
       long f0 = System.nanoTime();
       System.arraycopy(env.obs, 0, obs, base * O, n * O);
-      policy.step(env.obs, n, state, stepLogits, stepValues);
+      step(policy, env.obs, state, stepLogits, stepValues);
       System.arraycopy(stepValues, 0, values, base, n);
       long f1 = System.nanoTime();
       nanosForward += f1 - f0;
@@ -371,11 +425,81 @@ public final class Trainer {
     // Bootstrap value V(s_T) from a copy of the state (the real state continues next iteration).
     long f0 = System.nanoTime();
     System.arraycopy(state, 0, bootstrapState, 0, state.length);
-    policy.step(env.obs, n, bootstrapState, stepLogits, bt.bootstrap);
+    step(policy, env.obs, bootstrapState, stepLogits, bt.bootstrap);
     nanosForward += System.nanoTime() - f0;
     globalStep += (long) n * t;
   }
 
+
+  /** One policy step of all N environments: in one call, or one call per shard on the pool. */
+  private void step(PolicyNet policy, byte[] obs, float[] st, float[] logits, float[] values) {
+    if (shards == 1 || policy != net) {
+      policy.step(obs, n, st, logits, values);
+      return;
+    }
+    stepObs = obs;
+    stepState = st;
+    stepOutLogits = logits;
+    stepOutValues = values;
+    pool.run(stepTask, shards, 1);
+    stepObs = null;
+    stepState = stepOutLogits = stepOutValues = null;
+  }
+
+  /** Shards [from, to) of a rollout step: environments [k N/K, (k+1) N/K) on replica k. */
+  private void stepShards(int worker, int from, int to) {
+    int nk = n / shards;
+    for (int k = from; k < to; k++) {
+      Shard sh = shard[k];
+      System.arraycopy(stepObs, k * nk * O, sh.sObs, 0, nk * O);
+      System.arraycopy(stepState, k * nk * s, sh.sState, 0, nk * s);
+      reps[k].step(sh.sObs, nk, sh.sState, sh.sLogits, sh.sValues);
+      System.arraycopy(sh.sState, 0, stepState, k * nk * s, nk * s);
+      System.arraycopy(sh.sLogits, 0, stepOutLogits, k * nk * A, nk * A);
+      System.arraycopy(sh.sValues, 0, stepOutValues, k * nk, nk);
+    }
+  }
+
+  /** Shards [from, to) of a minibatch's forward pass: segments [k B/K, (k+1) B/K) on replica k. */
+  private void forwardShards(int worker, int from, int to) {
+    int bk = b / shards;
+    for (int k = from; k < to; k++) {
+      Shard sh = shard[k];
+      System.arraycopy(mbH0, k * bk * s, sh.h0, 0, bk * s);
+      for (int step = 0; step < t; step++) {
+        int src = step * b + k * bk, dst = step * bk;
+        System.arraycopy(mbObs, src * O, sh.obs, dst * O, bk * O);
+        System.arraycopy(mbReset, src, sh.reset, dst, bk);
+      }
+      reps[k].params().zeroGrad();
+      reps[k].forward(sh.obs, sh.reset, sh.h0, t, bk, sh.logits, sh.values);
+      for (int step = 0; step < t; step++) {
+        int dst = step * b + k * bk, src = step * bk;
+        System.arraycopy(sh.logits, src * A, mbLogits, dst * A, bk * A);
+        System.arraycopy(sh.values, src, mbValues, dst, bk);
+      }
+    }
+  }
+
+  /** Shards [from, to) of a minibatch's backward pass (each replica's gradients into its own buffer). */
+  private void backwardShards(int worker, int from, int to) {
+    int bk = b / shards;
+    for (int k = from; k < to; k++) {
+      Shard sh = shard[k];
+      for (int step = 0; step < t; step++) {
+        int src = step * b + k * bk, dst = step * bk;
+        System.arraycopy(mbDLogits, src * A, sh.dLogits, dst * A, bk * A);
+        System.arraycopy(mbDValues, src, sh.dValues, dst, bk);
+      }
+      reps[k].backward(sh.dLogits, sh.dValues);
+    }
+  }
+
+  /** The replicas take net's parameters (after every optimizer step, and after a checkpoint load). */
+  private void syncReplicas() {
+    float[] p = net.params().data;
+    for (int k = 1; k < shards; k++) System.arraycopy(p, 0, reps[k].params().data, 0, p.length);
+  }
 
   /** Samples from softmax(logits[o..o+A)) with the uniform number u in [0, 1). */
   static int sample(float[] logits, int o, double u) {
@@ -457,15 +581,30 @@ public final class Trainer {
         if (prio) {
           for (int step = 0; step < t; step++) for (int j = 0; j < b; j++) mbAdv[step * b + j] *= mbWeight[j];
         }
-        net.params().zeroGrad();
-        net.forward(mbObs, mbReset, mbH0, t, b, mbLogits, mbValues);
+        if (shards == 1) {
+          net.params().zeroGrad();
+          net.forward(mbObs, mbReset, mbH0, t, b, mbLogits, mbValues);
+        } else {
+          pool.run(forwardTask, shards, 1);
+        }
         PpoLoss.compute(t * b, A, mbLogits, mbValues, mbActions, mbOldLogp, mbAdv, mbRet, mbOldV, coefs,
             mbDLogits, mbDValues, mbRatio, st);
-        net.backward(mbDLogits, mbDValues);
+        if (shards == 1) {
+          net.backward(mbDLogits, mbDValues);
+        } else {
+          pool.run(backwardTask, shards, 1);
+          // The minibatch's gradient: the shards' sums added in shard order (independent of threads).
+          float[] g = net.params().grad;
+          for (int k = 1; k < shards; k++) {
+            float[] gk = reps[k].params().grad;
+            for (int q = 0; q < g.length; q++) g[q] += gk[q];
+          }
+        }
         gradNormSum += recipe.maxGradNorm() > 0
             ? Optimizer.clipGradNorm(net.params(), recipe.maxGradNorm())
             : Optimizer.clipGradNorm(net.params(), Float.POSITIVE_INFINITY);
         opt.step(lr);
+        syncReplicas();
         updates++;
         scatter(mb);
       }

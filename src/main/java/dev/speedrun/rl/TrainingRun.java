@@ -167,11 +167,10 @@ public final class TrainingRun {
     PolicyNet net = setup.factory().policy(r, setup.seed());
     // Both phases split over the engine's worker pool (results do not depend on the thread count).
     // With overlap, the actor and the learner run on one thread each instead.
+    // With shards, each shard's passes run on one thread and the shards on the pool.
     Workers workers = new Workers(r.overlap() ? 1 : setup.threads());
-    if (net instanceof DefaultPolicy dp) dp.setWorkers(workers);
-    if (net instanceof dev.speedrun.nn.ConvPolicy cp) cp.setWorkers(workers);
     Optimizer opt = setup.factory().optimizer(r, net);
-    if (opt instanceof dev.speedrun.nn.Muon mu) mu.setWorkers(workers);
+    Engine.useWorkers(r, net, opt, workers);
     // JIT warm-up on a throwaway policy (the network engine's), before the clock: until the Vector
     // API code is compiled it runs in a slow fallback. Touches nothing of this run; logged.
     if (net instanceof DefaultPolicy dp) {
@@ -183,7 +182,8 @@ public final class TrainingRun {
       log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
     }
     PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
-    Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train());
+    Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train(), Engine.shardPool(r, workers),
+        () -> Engine.policy(r, setup.seed()));
     double clockBase = 0;
     if (resuming) {
       Checkpoints.cleanTemporaries(run);

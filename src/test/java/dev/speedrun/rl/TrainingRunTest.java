@@ -88,6 +88,47 @@ class TrainingRunTest {
     killAndResume(tmp.resolve("k"), r);
   }
 
+  /**
+   * Data-parallel shards: the same bits on one thread and on two, resumable, and with a zero learning
+   * rate the very rollouts and losses of the unsharded policy (the split is by whole rows).
+   */
+  @Test
+  void shardedRunIsIndependentOfThreadsAndResumes(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of("shards", "2"));
+    TrainingRun.Result one = TrainingRun.start(setup(r, 5), tmp.resolve("one"), Dashboard.silent());
+    TrainingRun.Setup s1 = setup(r, 5);
+    TrainingRun.Setup two = new TrainingRun.Setup(r, s1.overrides(), 5, 2, s1.train(), s1.validation(), s1.levelSource(), s1.factory());
+    TrainingRun.Result both = TrainingRun.start(two, tmp.resolve("two"), Dashboard.silent());
+    assertSameCheckpoint(one.checkpoint(), both.checkpoint());
+    TrainingRun.Result plain = TrainingRun.start(setup(small(Map.of()), 5), tmp.resolve("plain"), Dashboard.silent());
+    assertThat(Files.readAllBytes(one.checkpoint().resolve("policy.safetensors")))
+        .as("the gradient is summed per shard").isNotEqualTo(Files.readAllBytes(plain.checkpoint().resolve("policy.safetensors")));
+    killAndResume(tmp.resolve("k"), r);
+  }
+
+  @Test
+  void shardsWithZeroLearningRateReproduceTheUnshardedRun() {
+    for (String policy : List.of("default", "conv")) {
+      Map<String, String> m = Map.of("learningRate", "0", "policy", policy, "channels", "4");
+      Recipe plain = small(m), sharded = small(new java.util.HashMap<>(m) {{ put("shards", "4"); }});
+      dev.speedrun.nn.PolicyNet a = Engine.policy(plain, 3), b = Engine.policy(sharded, 3);
+      try (dev.speedrun.nn.Workers pool = new dev.speedrun.nn.Workers(2)) {
+        Trainer ta = new Trainer(plain, 3, a, Engine.optimizer(plain, a), LevelSampler.uniform(EASY, 3));
+        Trainer tb = new Trainer(sharded, 3, b, null, Engine.optimizer(sharded, b), LevelSampler.uniform(EASY, 3), pool,
+            () -> Engine.policy(sharded, 3));
+        for (int i = 0; i < 3; i++) {
+          Trainer.Metrics x = ta.iterate(), y = tb.iterate();
+          assertThat(y.episodes()).isEqualTo(x.episodes()).isPositive();
+          assertThat(y.solveRate()).isEqualTo(x.solveRate());
+          assertThat(y.episodicReturn()).isEqualTo(x.episodicReturn());
+          assertThat(y.entropy()).isEqualTo(x.entropy());
+          assertThat(y.policyLoss()).isEqualTo(x.policyLoss());
+          assertThat(y.valueLoss()).isEqualTo(x.valueLoss());
+        }
+      }
+    }
+  }
+
   /** Overlap mode: the checkpoint also carries the collected batch that has not been trained on. */
   @Test
   void overlappedRunIsDeterministicAndResumable(@TempDir Path tmp) throws Exception {
