@@ -39,14 +39,7 @@ public final class BenchTrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    java.util.Map<String, String> ov = new java.util.LinkedHashMap<>();
-    if (sets != null) {
-      for (String kv : sets) {
-        int eq = kv.indexOf('=');
-        if (eq <= 0) throw new dev.speedrun.UserError("--set " + kv + ": expected KEY=VALUE");
-        ov.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
-      }
-    }
+    java.util.Map<String, String> ov = Recipe.parseSets(sets);
     Recipe r = Recipe.PINNED.with(ov);
     String name = ov.isEmpty() ? "pinned" : "pinned with " + ov;
     LevelStore store = LevelSources.split(levels, r.trainLevels());

@@ -87,11 +87,7 @@ public final class TrainCommand implements Callable<Integer> {
     } else {
       // A named recipe is stored as its differences from the pinned one, so --resume rebuilds it.
       if (recipeName != null) overrides.putAll(Recipe.named(recipeName).differencesFrom(Recipe.PINNED));
-      for (String kv : sets == null ? List.<String>of() : sets) {
-        int eq = kv.indexOf('=');
-        if (eq <= 0) throw new UserError("--set " + kv + ": expected KEY=VALUE");
-        overrides.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
-      }
+      overrides.putAll(Recipe.parseSets(sets));
     }
     if (th < 1) throw new UserError("--threads must be at least 1");
     if (recipe == null) recipe = Recipe.PINNED.with(overrides);

@@ -394,6 +394,17 @@ public record Recipe(
     return m;
   }
 
+  /** {@code --set KEY=VALUE} arguments as an ordered map (later ones win); a malformed one is a user error. */
+  public static Map<String, String> parseSets(java.util.List<String> sets) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String kv : sets == null ? java.util.List.<String>of() : sets) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) throw new UserError("--set " + kv + ": expected KEY=VALUE");
+      out.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+    }
+    return out;
+  }
+
   /** A copy with {@code key=value} overrides; unknown keys and unparsable values are user errors. */
   public Recipe with(Map<String, String> overrides) {
     RecordComponent[] cs = Recipe.class.getRecordComponents();
