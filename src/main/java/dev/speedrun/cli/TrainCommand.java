@@ -80,7 +80,13 @@ public final class TrainCommand implements Callable<Integer> {
       s = st.seed();
       overrides.putAll(st.overrides());
       // The stored recipe in full, so a run resumes as it started even after the pinned recipe changed.
-      if (st.recipe() != null) recipe = Recipe.fromStored(st.recipe());
+      if (st.recipe() != null) {
+        try {
+          recipe = Recipe.fromStored(st.recipe());
+        } catch (UserError e) {
+          throw new UserError("cannot resume " + resume + ": the recipe in its run.json is not valid here (" + e.getMessage() + ")");
+        }
+      }
       if (threads == null) th = st.threads();
       if (lv == null && st.levels() != null) lv = levelsRoot(st.levels());
       run = resume;

@@ -1,7 +1,6 @@
 package dev.speedrun.rl;
 
 import dev.speedrun.env.LevelSampler;
-import dev.speedrun.nn.DefaultPolicy;
 import dev.speedrun.nn.PolicyNet;
 import dev.speedrun.nn.Workers;
 import java.lang.management.ManagementFactory;
