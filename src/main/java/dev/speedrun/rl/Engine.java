@@ -46,9 +46,11 @@ public final class Engine {
   public static Optimizer optimizer(Recipe r, PolicyNet net) {
     AdamW.Config adam = new AdamW.Config(r.beta1(), r.beta2(), r.adamEps(), r.weightDecay());
     if (r.optimizer().equals("muon")) {
-      // Muon on the recurrent matrices only; the input layers (gather-embedding or convolutions) and the heads get AdamW.
+      // Muon on the hidden matrices: the recurrent layers, and for the conv policy also conv2 (seen as
+      // [C][9C]) and the projection; the input layers (gather-embedding, conv1) and the heads get AdamW
+      // (Keller Jordan's split: Muon for hidden weights, Adam for the first and last layers).
       return new Muon(net.params(), new Muon.Config(r.muonMomentum(), true, 5, r.weightDecay(), adam),
-          t -> t.name().startsWith("rnn."));
+          t -> t.name().startsWith("rnn.") || t.name().equals("conv2.weight") || t.name().equals("proj.weight"));
     }
     return new AdamW(net.params(), adam);
   }
