@@ -24,7 +24,11 @@ public record Recipe(
     int horizon,
     /** Environment steps of the whole run (rounded up to whole iterations). */
     long totalSteps,
-    /** Rewards are clamped to [-rewardClamp, rewardClamp] before advantage estimation. */
+    /**
+     * Rewards are multiplied by {@code rewardScale}, then clamped to [-rewardClamp, rewardClamp],
+     * before advantage estimation (the environment's own rewards, episode returns and scores are
+     * never changed).
+     */
     float rewardClamp,
 
     // --- Advantages ---
@@ -167,7 +171,14 @@ public record Recipe(
      * depends on the shard count (the gradient's summation order), never on the thread count; 1 =
      * one policy whose passes are split over the pool by rows. Not with overlap.
      */
-    int shards) {
+    int shards,
+    /**
+     * Training rewards are the environment's times this factor, then clamped to +-rewardClamp. At
+     * 1 with the clamp at 1 (PufferLib's clamp), the solve's +10 becomes +1 and a solve is worth
+     * about as much as one box on a target; at 0.1 the step costs -0.01, a box +-0.1 and the solve
+     * step +1 (its 10.9 scaled, then clamped), so solving stays worth ten boxes, as in the game.
+     */
+    float rewardScale) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
   private static final Map<String, Object> LATER_FIELDS = laterFields();
@@ -184,6 +195,7 @@ public record Recipe(
     m.put("prioAlpha", 0.8f);
     m.put("prioBeta0", 0.2f);
     m.put("shards", 1);
+    m.put("rewardScale", 1f);
     return java.util.Collections.unmodifiableMap(m);
   }
 
@@ -208,7 +220,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1);
+      "shuffle", 0.8f, 0.2f, 1, 1f);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -245,7 +257,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1);
+      "shuffle", 0.8f, 0.2f, 1, 1f);
 
   /**
    * The record candidate for the next long runs (selectable with {@code --recipe conv}; not pinned,
@@ -329,6 +341,9 @@ public record Recipe(
           + ") and minibatchSegments (" + minibatchSegments + ")");
     }
     if (shards > 1 && overlap) throw new UserError("recipe: shards > 1 does not combine with overlap");
+    if (!(rewardScale > 0) || Float.isInfinite(rewardScale) || !(rewardClamp > 0)) {
+      throw new UserError("recipe: rewardScale and rewardClamp must be positive and finite");
+    }
     if (plrBufferSize < 1 || plrMinBuffer < 0 || plrMinBuffer > plrBufferSize) {
       throw new UserError("recipe: plrBufferSize must be positive and plrMinBuffer (" + plrMinBuffer + ") between 0 (= full) and plrBufferSize ("
           + plrBufferSize + ")");

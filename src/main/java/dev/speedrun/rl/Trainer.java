@@ -375,6 +375,11 @@ public final class Trainer {
 
   // ---------------------------------------------------------------- rollout
 
+  /** The reward PPO learns from: the environment's, times {@code scale}, clamped to +-{@code clamp}. */
+  static float trainingReward(float envReward, float scale, float clamp) {
+    return Math.max(-clamp, Math.min(clamp, envReward * scale));
+  }
+
   private void rollout(Batch bt, PolicyNet policy) {
     byte[] obs = bt.obs;
     int[] actions = bt.actions;
@@ -382,7 +387,7 @@ public final class Trainer {
     boolean[] dones = bt.dones, resetBefore = bt.resetBefore;
     System.arraycopy(state, 0, bt.h0, 0, state.length);
     Arrays.fill(resetBefore, 0, n, false); // h0 already holds the zeroed rows
-    float clamp = recipe.rewardClamp();
+    float clamp = recipe.rewardClamp(), scale = recipe.rewardScale();
     for (int step = 0; step < t; step++) {
       int base = step * n;
       long f0 = System.nanoTime();
@@ -407,7 +412,7 @@ public final class Trainer {
       }
       env.step(stepActions);
       for (int i = 0; i < n; i++) {
-        rewards[base + i] = Math.max(-clamp, Math.min(clamp, env.rewards[i]));
+        rewards[base + i] = trainingReward(env.rewards[i], scale, clamp);
         boolean d = env.dones[i];
         dones[base + i] = d;
         if (step + 1 < t) resetBefore[base + n + i] = d; // the state was zeroed before the next step

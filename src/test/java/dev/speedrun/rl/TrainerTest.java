@@ -64,4 +64,18 @@ class TrainerTest {
     assertThat(out).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7);
     for (float x : w) assertThat((double) x).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-6));
   }
+
+  /** Scaled, then clamped: at 0.1 a solve (its step earns 10.9) stays worth ten boxes; at 1 it is clamped to one. */
+  @Test
+  void trainingRewardsAreScaledThenClamped() {
+    org.assertj.core.data.Offset<Float> eps = org.assertj.core.data.Offset.offset(1e-6f);
+    assertThat(Trainer.trainingReward(-0.1f, 1f, 1f)).isCloseTo(-0.1f, eps);
+    assertThat(Trainer.trainingReward(10.9f, 1f, 1f)).isEqualTo(1f);
+    assertThat(Trainer.trainingReward(-1.1f, 1f, 1f)).isEqualTo(-1f);
+    assertThat(Trainer.trainingReward(-0.1f, 0.1f, 1f)).isCloseTo(-0.01f, eps);
+    assertThat(Trainer.trainingReward(0.9f, 0.1f, 1f)).isCloseTo(0.09f, eps);
+    assertThat(Trainer.trainingReward(-1.1f, 0.1f, 1f)).isCloseTo(-0.11f, eps);
+    assertThat(Trainer.trainingReward(10.9f, 0.1f, 1f)).isEqualTo(1f);
+    assertThat(Trainer.trainingReward(10.9f, 0.1f, 2f)).isCloseTo(1.09f, eps);
+  }
 }
