@@ -6,6 +6,7 @@ import dev.speedrun.eval.Evaluator;
 import dev.speedrun.sokoban.LevelSources;
 import dev.speedrun.eval.LevelSet;
 import dev.speedrun.eval.Scoring;
+import dev.speedrun.rl.Checkpoints;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -18,13 +19,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "eval", mixinStandardHelpOptions = true,
     description = {
       "Score a checkpoint on every level of a split: greedy (argmax) play, 120 max steps, each level once.",
-      "Prints pass@1, the 95% percentile-bootstrap interval over levels (10,000 resamples, seed 12345),",
+      "Prints pass@1, the 95%% percentile-bootstrap interval over levels (10,000 resamples, seed 12345),",
       "the Wilson interval, the level file and checkpoint hashes; --json adds every level's result.",
       "With --samples K > 1 plays a sampled policy K times per level (pass@1 over samples, and pass@K)."})
 public final class EvalCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--checkpoint", required = true, paramLabel = "FILE", description = "Policy checkpoint (.safetensors).")
+  @Option(names = "--checkpoint", required = true, paramLabel = "FILE", description = "Policy checkpoint: a .safetensors file, a checkpoint folder (runs/RUN/checkpoints/it-000050) or a run folder (its latest checkpoint).")
   Path checkpoint;
 
   @Option(names = "--split", defaultValue = "unfiltered/test", description = "Split to score (default: ${DEFAULT-VALUE}).")
@@ -53,7 +54,7 @@ public final class EvalCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!Files.isRegularFile(checkpoint)) throw new UserError("--checkpoint " + checkpoint + ": no such file");
+    checkpoint = policyFile(checkpoint);
     if (samples < 1) throw new UserError("--samples must be at least 1, got " + samples);
     if (samples > 1 && !(temperature > 0)) throw new UserError("--temperature must be > 0 for sampling, got " + temperature);
     int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
@@ -65,5 +66,14 @@ public final class EvalCommand implements Callable<Integer> {
     spec.commandLine().getOut().print(json ? r.toJsonString() : r.summary());
     spec.commandLine().getOut().flush();
     return 0;
+  }
+
+  /** The policy file named by {@code p}: the file itself, a checkpoint folder's, or a run folder's latest. */
+  static Path policyFile(Path p) {
+    if (Files.isRegularFile(p)) return p;
+    if (!Files.isDirectory(p)) throw new UserError("--checkpoint " + p + ": no such file or folder");
+    if (Files.isRegularFile(p.resolve("policy.safetensors"))) return p.resolve("policy.safetensors");
+    if (Files.isDirectory(p.resolve("checkpoints"))) return Checkpoints.latest(p).resolve("policy.safetensors");
+    throw new UserError("--checkpoint " + p + ": a folder with neither policy.safetensors nor checkpoints/");
   }
 }

@@ -87,4 +87,31 @@ class EvalCommandTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[2]).startsWith("error: ").doesNotContain("Exception");
   }
+
+  @Test
+  void acceptsACheckpointFolderOrARunFolder(@TempDir Path dir) throws Exception {
+    Path ck = dir.resolve("run/checkpoints/it-000050");
+    Files.createDirectories(ck);
+    Policies.save(ck.resolve("policy.safetensors"), new DefaultPolicy(new DefaultPolicy.Config(16, 1, 5, 3)), Map.of());
+    Files.writeString(dir.resolve("run/checkpoints/latest"), "it-000050\n");
+    Files.createDirectories(dir.resolve("lv/mini"));
+    Files.writeString(dir.resolve("lv/mini/000.txt"), "; 0\n#####\n#@$.#\n#####\n");
+    String file = ck.resolve("policy.safetensors").toString();
+    for (Path given : new Path[] {ck, dir.resolve("run")}) {
+      String[] r = run("eval", "--checkpoint", given.toString(), "--levels", dir.resolve("lv").toString(), "--split", "mini", "--json");
+      assertThat(r[0]).as(r[2]).isEqualTo("0");
+      assertThat(new ObjectMapper().readTree(r[1]).get("checkpoint").get("path").asText()).isEqualTo(file);
+    }
+    String[] bad = run("eval", "--checkpoint", dir.resolve("lv").toString(), "--split", "mini");
+    assertThat(bad[0]).isEqualTo("2");
+    assertThat(bad[2]).contains("neither policy.safetensors nor checkpoints/").doesNotContain("Exception");
+  }
+
+  @Test
+  void helpShowsThePercentSign() {
+    String[] r = run("eval", "--help");
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1]).contains("the 95% percentile-bootstrap");
+    assertThat(r[2]).doesNotContain("WARN");
+  }
 }
