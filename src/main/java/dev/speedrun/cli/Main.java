@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 
       TrainCommand.class, // area train: train, bench train
 
-      EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, PlotCommand.class, // area eval
+      EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, PlotCommand.class, CompareCommand.class, // area eval
 
       LlmCommand.class, // area llm
 

@@ -45,12 +45,7 @@ public final class PlotCommand implements Callable<Integer> {
       default -> throw new UserError("--x must be clock or steps, not '" + x + "'");
     };
     List<RunPlot.Run> rs = new ArrayList<>();
-    for (String s : runs) {
-      int eq = s.indexOf('=');
-      Path dir = Path.of(eq >= 0 ? s.substring(eq + 1) : s);
-      String label = eq >= 0 ? s.substring(0, eq) : (dir.getFileName() != null ? dir.getFileName().toString() : s);
-      rs.add(new RunPlot.Run(label, dir));
-    }
+    for (String s : runs) rs.add(RunPlot.Run.parse(s));
     if (metrics.isEmpty()) metrics.add("val/solve_rate");
     int[][] counts = RunPlot.write(out, rs, metrics, axis, title);
     PrintWriter pw = spec.commandLine().getOut();

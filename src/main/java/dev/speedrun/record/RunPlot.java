@@ -24,7 +24,14 @@ public final class RunPlot {
   public enum XAxis { CLOCK, STEPS }
 
   /** A run to draw and its legend label. */
-  public record Run(String label, Path dir) {}
+  public record Run(String label, Path dir) {
+    /** LABEL=DIR, or DIR labelled with its folder name. */
+    public static Run parse(String s) {
+      int eq = s.indexOf('=');
+      Path dir = Path.of(eq >= 0 ? s.substring(eq + 1) : s);
+      return new Run(eq >= 0 ? s.substring(0, eq) : dir.getFileName() != null ? dir.getFileName().toString() : s, dir);
+    }
+  }
 
   /** Rows of {@code metrics.jsonl} under {@code dir}; a clear error when there is none. */
   static List<JsonNode> metrics(Path dir) {

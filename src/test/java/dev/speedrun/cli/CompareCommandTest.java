@@ -1,0 +1,68 @@
+package dev.speedrun.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompareCommandTest {
+  /** A run whose row i (1..n) is at i M steps and i minutes, solve rate i/100, return -1 + i/100, a val check every 2nd row. */
+  private static Path run(Path dir, String name, int n, double clockScale) throws Exception {
+    Path r = dir.resolve(name);
+    Files.createDirectories(r);
+    StringBuilder sb = new StringBuilder();
+    for (int i = 1; i <= n; i++) {
+      sb.append("{\"iteration\":").append(i).append(",\"global_step\":").append(i * 1_000_000L)
+          .append(",\"time/wall_clock_s\":").append(60.0 * i * clockScale)
+          .append(",\"charts/solve_rate\":").append(i / 100.0).append(",\"charts/episodic_return\":").append(-1 + i / 100.0);
+      if (i % 2 == 0) sb.append(",\"val/solve_rate\":").append(i / 200.0);
+      sb.append("}\n");
+    }
+    Files.writeString(r.resolve("metrics.jsonl"), sb.toString());
+    return r;
+  }
+
+  @Test
+  void tabulatesRunsAtEqualStepsWithTheClockTheyNeeded(@TempDir Path dir) throws Exception {
+    Path a = run(dir, "a", 30, 1), b = run(dir, "b", 12, 2);
+    String[] r = EvalCommandTest.run("compare", a.toString(), "slow=" + b, "--at", "10,20", "--window", "1");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    // a at 10M: rows 9, 10, 11 -> solve 10%, return -0.900, val only row 10 -> 5%; 10 minutes of clock.
+    assertThat(r[1]).contains("| steps | a | slow |")
+        .contains("| 10M | 10 / 10.0% / -0.900 / 5.0% | 20 / 10.0% / -0.900 / 5.0% |")
+        // b ended at 12M: past its end plus the window it has no cell.
+        .contains("| 20M | 20 / 20.0% / -0.800 / 10.0% | - |");
+  }
+
+  @Test
+  void marksEveryStepUpToTheLongestRunAndByClock(@TempDir Path dir) throws Exception {
+    Path a = run(dir, "a", 30, 1), b = run(dir, "b", 12, 2);
+    String[] r = EvalCommandTest.run("compare", a.toString(), b.toString(), "--x", "clock", "--every", "12", "--metric", "charts/solve_rate");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    // Marks 12 and 24 minutes (b lasted 24); window 6: a's rows 6..18 (solve 12%), b's rows 3..9 (6%).
+    assertThat(r[1]).contains("| clock | a | b |").contains("| 12 min | 12 / 12.0% | 6 / 6.0% |")
+        .contains("| 24 min | 24 / 24.0% | 12 / 10.5% |");
+    assertThat(r[1].lines().filter(l -> l.startsWith("| ") && l.contains(" min |")).count()).isEqualTo(2);
+  }
+
+  @Test
+  void badInputIsOneSentenceAndExitTwo(@TempDir Path dir) throws Exception {
+    String[] r = EvalCommandTest.run("compare", dir.resolve("missing").toString());
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("no such run directory").doesNotContain("Exception");
+    Path a = run(dir, "a", 5, 1);
+    r = EvalCommandTest.run("compare", a.toString(), "--metric", "val/nothing", "--at", "2");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("no run has any of val/nothing");
+    r = EvalCommandTest.run("compare", a.toString(), "--at", "0");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--at marks must be positive");
+    r = EvalCommandTest.run("compare", a.toString());
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("shorter than one mark");
+    r = EvalCommandTest.run("compare", a.toString(), "--at", "x");
+    assertThat(r[0]).isEqualTo("2");
+  }
+}
