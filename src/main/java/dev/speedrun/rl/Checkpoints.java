@@ -30,12 +30,18 @@ import java.util.zip.CRC32;
  * </pre>
  *
  * A checkpoint is written into {@code .tmp-it-000050}, synced, renamed into place, and only then
- * named in {@code latest} (itself replaced by an atomic rename).
+ * named in {@code latest} (itself replaced by an atomic rename). Only the newest {@value #KEEP_STATES}
+ * checkpoints keep {@code trainer.bin} (about 3x the policy's size: Adam moments, environments,
+ * recurrent states); older ones keep the policy and meta.json, enough to score or watch them, and a
+ * 300M-step run stays a few hundred MB instead of gigabytes.
  */
 public final class Checkpoints {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAGIC = 0x53525452; // "SRTR"
   private static final int VERSION = 1;
+
+  /** How many of the newest checkpoints keep their trainer state (the resumable ones). */
+  public static final int KEEP_STATES = 2;
 
   private Checkpoints() {}
 
@@ -77,7 +83,31 @@ public final class Checkpoints {
     deleteTree(target);
     move(tmp, target);
     atomicWrite(dir.resolve("latest"), (name + "\n").getBytes(StandardCharsets.UTF_8));
+    pruneStates(run, KEEP_STATES);
     return target;
+  }
+
+  /**
+   * Deletes trainer.bin from every checkpoint of {@code run} but the newest {@code keep} (by
+   * iteration) and the one {@code latest} names; returns how many were deleted.
+   */
+  static int pruneStates(Path run, int keep) throws IOException {
+    Path d = dir(run);
+    java.util.List<Path> cks;
+    try (var s = Files.list(d)) {
+      cks = s.filter(p -> p.getFileName().toString().matches("it-\\d+") && Files.isDirectory(p))
+          .sorted(Comparator.comparing((Path p) -> Long.parseLong(p.getFileName().toString().substring(3))).reversed())
+          .toList();
+    }
+    Path l = d.resolve("latest");
+    String latest = Files.isRegularFile(l) ? Files.readString(l).trim() : "";
+    int deleted = 0;
+    for (int i = keep; i < cks.size(); i++) {
+      Path c = cks.get(i);
+      if (c.getFileName().toString().equals(latest)) continue;
+      if (Files.deleteIfExists(c.resolve("trainer.bin"))) deleted++;
+    }
+    return deleted;
   }
 
   /** The newest complete checkpoint of {@code run}, or a user error if there is none. */

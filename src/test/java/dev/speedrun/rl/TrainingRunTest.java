@@ -66,6 +66,27 @@ class TrainingRunTest {
     assertThat(Files.readString(tmp.resolve("a/log.txt"))).contains("recipe:", "revision:", "machine:", "step: iter 8/8");
   }
 
+  /** Only the newest two checkpoints keep trainer.bin; older ones keep the policy; the one latest names is never pruned. */
+  @Test
+  void olderCheckpointsKeepThePolicyButNotTheTrainerState(@TempDir Path tmp) throws Exception {
+    TrainingRun.start(setup(small(Map.of()), 5), tmp.resolve("a"), Dashboard.silent());
+    Path d = tmp.resolve("a/checkpoints");
+    for (String it : List.of("it-000002", "it-000004")) {
+      assertThat(d.resolve(it + "/policy.safetensors")).exists();
+      assertThat(d.resolve(it + "/meta.json")).exists();
+      assertThat(d.resolve(it + "/trainer.bin")).doesNotExist();
+    }
+    for (String it : List.of("it-000006", "it-000008")) assertThat(d.resolve(it + "/trainer.bin")).exists();
+    assertThat(Files.readString(d.resolve("latest")).trim()).isEqualTo("it-000008");
+    // A newer checkpoint than the one latest names (e.g. copied in): latest still keeps its state.
+    Files.createDirectories(d.resolve("it-000099"));
+    Files.writeString(d.resolve("it-000099/trainer.bin"), "x");
+    assertThat(Checkpoints.pruneStates(tmp.resolve("a"), 1)).isEqualTo(1);
+    assertThat(d.resolve("it-000099/trainer.bin")).exists();
+    assertThat(d.resolve("it-000008/trainer.bin")).exists();
+    assertThat(d.resolve("it-000006/trainer.bin")).doesNotExist();
+  }
+
   @Test
   void killedAndResumedRunEndsBitIdentical(@TempDir Path tmp) throws Exception {
     killAndResume(tmp, small(Map.of()));
