@@ -1,6 +1,5 @@
 package dev.speedrun.cli;
 
-import dev.speedrun.UserError;
 import dev.speedrun.record.RunCompare;
 import dev.speedrun.record.RunPlot;
 import java.io.PrintWriter;
@@ -43,13 +42,8 @@ public final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    RunPlot.XAxis axis = switch (x) {
-      case "clock" -> RunPlot.XAxis.CLOCK;
-      case "steps" -> RunPlot.XAxis.STEPS;
-      default -> throw new UserError("--x must be clock or steps, not '" + x + "'");
-    };
-    List<RunPlot.Run> rs = new ArrayList<>();
-    for (String s : runs) rs.add(RunPlot.Run.parse(s));
+    RunPlot.XAxis axis = RunPlot.XAxis.parse(x);
+    List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
     List<String> ms = metrics.isEmpty() ? RunCompare.DEFAULT_METRICS : metrics;
     double[] marks = at.stream().mapToDouble(Double::doubleValue).toArray();
     RunCompare.Table t = RunCompare.compare(rs, ms, axis, marks, every, window);

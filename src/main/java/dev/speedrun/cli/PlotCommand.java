@@ -1,6 +1,5 @@
 package dev.speedrun.cli;
 
-import dev.speedrun.UserError;
 import dev.speedrun.record.RunPlot;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -39,13 +38,8 @@ public final class PlotCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    RunPlot.XAxis axis = switch (x) {
-      case "clock" -> RunPlot.XAxis.CLOCK;
-      case "steps" -> RunPlot.XAxis.STEPS;
-      default -> throw new UserError("--x must be clock or steps, not '" + x + "'");
-    };
-    List<RunPlot.Run> rs = new ArrayList<>();
-    for (String s : runs) rs.add(RunPlot.Run.parse(s));
+    RunPlot.XAxis axis = RunPlot.XAxis.parse(x);
+    List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
     if (metrics.isEmpty()) metrics.add("val/solve_rate");
     int[][] counts = RunPlot.write(out, rs, metrics, axis, title);
     PrintWriter pw = spec.commandLine().getOut();

@@ -21,7 +21,18 @@ public final class RunPlot {
   private RunPlot() {}
 
   /** X axis: training clock in minutes, or env steps in millions. */
-  public enum XAxis { CLOCK, STEPS }
+  public enum XAxis {
+    CLOCK, STEPS;
+
+    /** The --x flag: clock or steps. */
+    public static XAxis parse(String flag) {
+      return switch (flag) {
+        case "clock" -> CLOCK;
+        case "steps" -> STEPS;
+        default -> throw new UserError("--x must be clock or steps, not '" + flag + "'");
+      };
+    }
+  }
 
   /** A run to draw and its legend label. */
   public record Run(String label, Path dir) {
