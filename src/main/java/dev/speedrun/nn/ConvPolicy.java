@@ -20,6 +20,8 @@ import jdk.incubator.vector.VectorSpecies;
  *
  *   conv1   a1[R][P][C] = relu(conv3x3(obs planes, conv1.weight [C][4][3][3]) + conv1.bias)
  *   conv2   a2[R][P][C] = relu(conv3x3(a1, conv2.weight [C][C][3][3]) + conv2.bias)
+ *           (with convs = n > 2: conv2 .. conv(n-1) write padded maps m2 .. m(n-1), each the input of
+ *            the next, and convn writes a2; conv3.weight ... have conv2's shape)
  *           (stride 1, zero padding 1: outside the board counts as "no wall", as in PyTorch's
  *            padding=1; Boxoban boards have their own wall border)
  *   proj    x0[R][H]    = relu(a2 flattened cell-major (index p*C + c) . proj.weight^T + proj.bias)
@@ -49,9 +51,13 @@ import jdk.incubator.vector.VectorSpecies;
  *   <li>The convolutions are split over {@link #setWorkers workers} by rows (rollout step, training
  *       forward and backward); the training forward keeps padded a1 ([R][144][C] floats) for the
  *       backward pass, besides a2 [R][P][C] and x0.
+ *   <li>Deeper stacks (convs > 2) run the same direct-convolution kernel layer by layer (no row
+ *       pairs); the training forward keeps each middle map padded ([R][144][C] floats each) and the
+ *       backward pass walks them in reverse per chunk, each layer's weight gradient against its kept
+ *       input, then the adjoint through that input's ReLU.
  * </ul>
  *
- * <p>Size (A = 5): parameters 36C + C + 9C^2 + C + 100 C H + H + core (L (3H^2 + 3H) + 6(H+1)).
+ * <p>Size (A = 5): parameters 36C + C + (convs - 1)(9C^2 + C) + 100 C H + H + core (L (3H^2 + 3H) + 6(H+1)).
  * The default (C = 8, H = 64, L = 1) has 296 + 584 + 51,264 + 12,480 + 390 = 65,014 parameters.
  * Multiply-adds per forward step and environment as a dense network (what {@link Config#forwardMacs}
  * counts): 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj) + 3 H^2 L (minGRU) + 6 H (heads):
@@ -72,11 +78,21 @@ public final class ConvPolicy implements PolicyNet {
    * @param layers L, number of minGRU layers (default 1)
    * @param actions A, logits of the policy head (5 for Boxoban)
    * @param seed seed of the deterministic parameter initialisation
+   * @param convs number of 3x3 convolutions (default 2): conv1 on the planes, then convs - 1 of C to C
+   *     channels (conv2, conv3, ...); 0, as read from the JSON of checkpoints written before the
+   *     field existed, means 2
    */
-  public record Config(int channels, int hidden, int layers, int actions, long seed) {
+  public record Config(int channels, int hidden, int layers, int actions, long seed, int convs) {
     public static final Config DEFAULT = new Config(8, 64, 1, 5, 1);
 
+    /** Two convolutions, the policy as it was before {@code convs} existed. */
+    public Config(int channels, int hidden, int layers, int actions, long seed) {
+      this(channels, hidden, layers, actions, seed, 2);
+    }
+
     public Config {
+      if (convs == 0) convs = 2;
+      if (convs < 2 || convs > 8) throw new UserError("conv policy config: convs must be in 2..8, got " + convs);
       if (channels < 1 || channels > 256) throw new UserError("conv policy config: channels must be in 1..256, got " + channels);
       if (hidden < 1 || hidden > 65536) throw new UserError("conv policy config: hidden must be in 1..65536, got " + hidden);
       if (layers < 0 || layers > 64) throw new UserError("conv policy config: layers must be in 0..64, got " + layers);
@@ -94,24 +110,30 @@ public final class ConvPolicy implements PolicyNet {
     /** Multiply-adds of one forward step for one environment (matrix products only). */
     public double forwardMacs() {
       double c = channels, h = hidden;
-      return 36 * P * c + 9 * P * c * c + P * c * h + 3 * h * h * layers + (actions + 1) * h;
+      return 36 * P * c + 9 * P * c * c * (convs - 1) + P * c * h + 3 * h * h * layers + (actions + 1) * h;
     }
   }
 
   /** Encoder activations kept between calls, for up to {@code cap} rows. */
   private static final class Acts {
     int cap;
-    final boolean keepA1; // training: a1 kept for the backward pass
+    final boolean keepA1; // training: a1 (and the middle maps) kept for the backward pass
     float[] a1, a2, x0; // [R][PP][C] (padded, zero border), [R][P][C] (+ V floats of slack for whole-vector reads), [R][H]
+    float[][] mid = new float[0][]; // training with convs > 2: outputs of conv2 .. conv(convs-1), [R][PP][C] padded each
 
     Acts(boolean keepA1) {
       this.keepA1 = keepA1;
     }
 
-    void ensure(int rows, int c, int h) {
-      if (rows > cap) {
-        cap = rows;
-        if (keepA1) a1 = new float[rows * PP * c + V];
+    void ensure(int rows, int c, int h, int mids) {
+      if (rows > cap || (keepA1 && mid.length != mids)) {
+        cap = Math.max(cap, rows);
+        rows = cap;
+        if (keepA1) {
+          a1 = new float[rows * PP * c + V];
+          mid = new float[mids][];
+          for (int m = 0; m < mids; m++) mid[m] = new float[rows * PP * c + V];
+        }
         a2 = new float[rows * P * c + V];
         x0 = new float[rows * h];
       }
@@ -157,8 +179,10 @@ public final class ConvPolicy implements PolicyNet {
 
   private final Config cfg;
   private final int C, H, CV; // CV = C rounded up to whole vectors: the stride of the re-laid weights
+  private final int NC; // number of convolutions (conv1, conv2, ... convNC)
   private final Params params = new Params();
   private final Params.Tensor c1W, c1B, c2W, c2B, pW, pB;
+  private final Params.Tensor[] cmW, cmB; // conv3 .. convNC (index l - 3)
   private final DefaultPolicy core;
   private final Acts roll = new Acts(false), train = new Acts(true);
   private Workers workers = SERIAL;
@@ -171,6 +195,7 @@ public final class ConvPolicy implements PolicyNet {
   // (w2f[k][ci][CV] = conv2.weight[co][ci][k] along co), its adjoint (w2b[k][co][CV] =
   // conv2.weight[co][ci][8 - k] along ci), biases b1, b2 [CV], proj.weight^T [P*C][H].
   private final float[] t1, w1, w2f, w2b, b1, b2;
+  private final float[][] wmf, wmb, bm; // the same three for conv3 .. convNC (index l - 3)
   // With 2C = V (C = 8 on AVX-512) conv2 runs on pairs of rows so that every lane works: the
   // pair's padded map as doubles (one double = the two rows' value of a channel, broadcast as a
   // pair) against weights with each output channel twice (w2fP, w2bP [k][ci][V], b2P [V]).
@@ -179,7 +204,8 @@ public final class ConvPolicy implements PolicyNet {
   private float[] pWT = new float[0];
   private Scratch[] scratch = new Scratch[0];
   private float[] part = new float[0]; // [blocks][PART]: per-block weight gradients of the backward pass
-  private final int PART; // w2 [9][C][CV], w1 [9][4][CV], b2 [CV], b1 [CV]
+  private final int PART; // w2 [9][C][CV], w1 [9][4][CV], b2 [CV], b1 [CV], then per conv3.. : w [9][C][CV], b [CV]
+  private final int MID0, MIDSTRIDE; // where conv3's part starts, and each further layer's stride
   private final int block; // BLOCK times enough to keep the per-block sums near 8k floats per 48 rows
   private byte[] trainObs = new byte[0];
   private int trainRows;
@@ -196,17 +222,28 @@ public final class ConvPolicy implements PolicyNet {
     final float[] dz1 = new float[(CHUNK + 1) * PP * C + V], da2 = new float[CHUNK * P * C + V];
     final int[] code = new int[PP], act = new int[OBS];
     final double[] pair = new double[PP * C + V], pairA = new double[PP * C + V];
+    // convs > 2: a middle map's chunk and a second dLoss/dz buffer (backward), two padded maps of one
+    // row (rollout forward, which keeps nothing).
+    final float[] mid = new float[NC > 2 ? (CHUNK + 1) * PP * C + V : 0], dzM = new float[NC > 2 ? (CHUNK + 1) * PP * C + V : 0];
+    final float[] f0 = new float[NC > 2 ? PP * C + V : 0], f1 = new float[NC > 2 ? PP * C + V : 0];
   }
 
   public ConvPolicy(Config cfg) {
     this.cfg = cfg;
     C = cfg.channels();
     H = cfg.hidden();
+    NC = cfg.convs();
     CV = (C + V - 1) / V * V;
     c1W = params.add("conv1.weight", C, PLANES, 3, 3);
     c1B = params.add("conv1.bias", C);
     c2W = params.add("conv2.weight", C, C, 3, 3);
     c2B = params.add("conv2.bias", C);
+    cmW = new Params.Tensor[NC - 2];
+    cmB = new Params.Tensor[NC - 2];
+    for (int l = 3; l <= NC; l++) {
+      cmW[l - 3] = params.add("conv" + l + ".weight", C, C, 3, 3);
+      cmB[l - 3] = params.add("conv" + l + ".bias", C);
+    }
     pW = params.add("proj.weight", H, P * C);
     pB = params.add("proj.bias", H);
     core = new DefaultPolicy(new DefaultPolicy.Config(H, cfg.layers(), cfg.actions(), cfg.seed()), params, false);
@@ -216,9 +253,14 @@ public final class ConvPolicy implements PolicyNet {
     w2b = new float[9 * C * CV];
     b1 = new float[CV];
     b2 = new float[CV];
-    PART = 9 * C * CV + 9 * PLANES * CV + 2 * CV;
+    wmf = new float[NC - 2][9 * C * CV];
+    wmb = new float[NC - 2][9 * C * CV];
+    bm = new float[NC - 2][CV];
+    MID0 = 9 * C * CV + 9 * PLANES * CV + 2 * CV;
+    MIDSTRIDE = 9 * C * CV + CV;
+    PART = MID0 + (NC - 2) * MIDSTRIDE;
     block = BLOCK * Math.max(1, (PART + 8191) / 8192);
-    pairs = 2 * C == V;
+    pairs = 2 * C == V && NC == 2;
     w2fP = new float[pairs ? 9 * C * V : 0];
     w2bP = new float[pairs ? 9 * C * V : 0];
     b2P = new float[pairs ? V : 0];
@@ -226,6 +268,7 @@ public final class ConvPolicy implements PolicyNet {
     // He-uniform for the ReLU layers (variance 2/fan_in), biases zero.
     uniform(rng, c1W, (float) Math.sqrt(6.0 / (PLANES * 9)));
     uniform(rng, c2W, (float) Math.sqrt(6.0 / (C * 9)));
+    for (Params.Tensor t : cmW) uniform(rng, t, (float) Math.sqrt(6.0 / (C * 9)));
     uniform(rng, pW, (float) Math.sqrt(6.0 / (P * C)));
   }
 
@@ -278,7 +321,7 @@ public final class ConvPolicy implements PolicyNet {
 
   @Override
   public void step(byte[] obs, int n, float[] state, float[] logits, float[] values) {
-    roll.ensure(n, C, H);
+    roll.ensure(n, C, H, NC - 2);
     encode(roll, obs, n);
     core.stepFrom(roll.x0, n, state, logits, values);
   }
@@ -286,7 +329,7 @@ public final class ConvPolicy implements PolicyNet {
   @Override
   public void forward(byte[] obs, boolean[] resetBefore, float[] h0, int t, int b, float[] logits, float[] values) {
     int rows = t * b;
-    train.ensure(rows, C, H);
+    train.ensure(rows, C, H, NC - 2);
     if (trainObs.length < rows * OBS) trainObs = new byte[rows * OBS];
     System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // conv1's weight gradients gather from it
     encode(train, obs, rows);
@@ -297,7 +340,7 @@ public final class ConvPolicy implements PolicyNet {
 
   /** Package-private for tests: the feature map a2 [n][P*C] and x0 [n][H] of a rollout step's encoder. */
   float[][] encodeForTest(byte[] obs, int n) {
-    roll.ensure(n, C, H);
+    roll.ensure(n, C, H, NC - 2);
     encode(roll, obs, n);
     return new float[][] {Arrays.copyOf(roll.a2, n * P * C), Arrays.copyOf(roll.x0, n * H)};
   }
@@ -335,6 +378,13 @@ public final class ConvPolicy implements PolicyNet {
     }
     System.arraycopy(w, c1B.offset(), b1, 0, C);
     System.arraycopy(w, c2B.offset(), b2, 0, C);
+    for (int m = 0; m < NC - 2; m++) {
+      int om = cmW[m].offset();
+      for (int k = 0; k < 9; k++) {
+        for (int c = 0; c < C; c++) for (int ci = 0; ci < C; ci++) wmf[m][(k * C + ci) * CV + c] = w[om + (c * C + ci) * 9 + k];
+      }
+      System.arraycopy(w, cmB[m].offset(), bm[m], 0, C);
+    }
     if (pairs) {
       for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2fP[i * V + c] = w2f[i * CV + c / 2];
       for (int c = 0; c < V; c++) b2P[c] = b2[c / 2];
@@ -373,8 +423,19 @@ public final class ConvPolicy implements PolicyNet {
     for (; r < r1; r++) {
       int o = s.keepA1 ? r * PP * C : 0;
       conv1Row(curObs, r, sc, a1, o);
-      for (int j = 0; j < C; j += V) {
-        for (int y = 0; y < SIDE; y++) convTile(a1, o, w2f, j, y, b2, s.a2, r * P * C, null, 0);
+      float[] in = a1;
+      int io = o;
+      // conv2 .. convNC: each but the last into a padded map (kept for training), the last into a2.
+      for (int l = 2; l <= NC; l++) {
+        float[] w = l == 2 ? w2f : wmf[l - 3], b = l == 2 ? b2 : bm[l - 3];
+        boolean last = l == NC;
+        float[] out = last ? s.a2 : s.keepA1 ? s.mid[l - 2] : (l % 2 == 0 ? sc.f0 : sc.f1);
+        int oo = last ? r * P * C : s.keepA1 ? r * PP * C : 0;
+        for (int j = 0; j < C; j += V) {
+          for (int y = 0; y < SIDE; y++) convTile(in, io, w, j, y, b, out, oo, !last, null, 0);
+        }
+        in = out;
+        io = oo;
       }
     }
   }
@@ -435,11 +496,12 @@ public final class ConvPolicy implements PolicyNet {
    * One board row y (10 cells) of a 3x3 convolution over a padded channels-last map, output channels
    * [j, j + V): acc[x] = bias + sum_k sum_ci in[pad(y, x) + OFF[k]][ci] * w[k][ci][j...], ten
    * accumulators so each weight vector load feeds ten FMAs. With {@code mask} null the output is
-   * relu(acc), written unpadded ([P][C]) at {@code oo}; otherwise it is acc where mask[...] > 0
-   * (the ReLU's derivative) else 0, written padded ([PP][C]) at {@code oo}, the mask read from the
-   * padded map at {@code mo}.
+   * relu(acc), written at {@code oo} unpadded ([P][C]) or, with {@code padOut}, padded ([PP][C], the
+   * input of a further convolution); otherwise it is acc where mask[...] > 0 (the ReLU's derivative)
+   * else 0, written padded ([PP][C]) at {@code oo}, the mask read from the padded map at {@code mo}.
    */
-  private void convTile(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, float[] mask, int mo) {
+  private void convTile(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, boolean padOut,
+      float[] mask, int mo) {
     int c = C, cv = CV;
     FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, j);
     FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init, s8 = init, s9 = init;
@@ -463,7 +525,7 @@ public final class ConvPolicy implements PolicyNet {
     }
     VectorMask<Float> m = F.indexInRange(j, c);
     if (mask == null) {
-      int o = oo + y * SIDE * c + j;
+      int o = oo + (padOut ? ((y + 1) * SIDE_PAD + 1) * c : y * SIDE * c) + j;
       s0.max(0f).intoArray(out, o, m);
       s1.max(0f).intoArray(out, o + c, m);
       s2.max(0f).intoArray(out, o + 2 * c, m);
@@ -610,6 +672,13 @@ public final class ConvPolicy implements PolicyNet {
       g[c2B.offset() + c] += pairs ? sum[bo + 2 * c] + sum[bo + 2 * c + 1] : sum[bo + c];
       g[c1B.offset() + c] += sum[bo + CV + c];
     }
+    for (int m = 0; m < NC - 2; m++) {
+      int om = cmW[m].offset(), q = MID0 + m * MIDSTRIDE;
+      for (int k = 0; k < 9; k++) {
+        for (int ci = 0; ci < C; ci++) for (int co = 0; co < C; co++) g[om + (co * C + ci) * 9 + k] += sum[q + (k * C + ci) * CV + co];
+      }
+      for (int c = 0; c < C; c++) g[cmB[m].offset() + c] += sum[q + 9 * C * CV + c];
+    }
   }
 
   /** Rebuilds w2b and w2bP (conv2's adjoint: flipped taps, channels swapped) from params. */
@@ -620,6 +689,12 @@ public final class ConvPolicy implements PolicyNet {
       for (int co = 0; co < C; co++) for (int ci = 0; ci < C; ci++) w2b[(k * C + co) * CV + ci] = w[o2 + (co * C + ci) * 9 + 8 - k];
     }
     if (pairs) for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2bP[i * V + c] = w2b[i * CV + c / 2];
+    for (int m = 0; m < NC - 2; m++) {
+      int om = cmW[m].offset();
+      for (int k = 0; k < 9; k++) {
+        for (int co = 0; co < C; co++) for (int ci = 0; ci < C; ci++) wmb[m][(k * C + co) * CV + ci] = w[om + (co * C + ci) * 9 + 8 - k];
+      }
+    }
   }
 
   /** Worker task: rows [r0, r1) (whole blocks but the last) of the encoder's backward pass. */
@@ -659,11 +734,27 @@ public final class ConvPolicy implements PolicyNet {
           for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2bP, y, null, sc.dz1, z0, z0 + PP * C, sc.a1, z0, z0 + PP * C);
         }
       } else {
-        conv2WeightGrad(sc, n, po);
+        // convNC .. conv3 (convs > 2): weight gradients against the kept input map, then dLoss/dz of
+        // that map (the adjoint through its ReLU), alternating between dz2 and dzM.
+        float[] dz = sc.dz2;
+        for (int l = NC; l >= 3; l--) {
+          System.arraycopy(s.mid[l - 3], c0 * PP * C, sc.mid, 0, n * PP * C); // conv(l-1)'s output
+          int q = po + MID0 + (l - 3) * MIDSTRIDE;
+          convWeightGrad(sc.mid, dz, n, q, q + 9 * C * CV);
+          float[] next = dz == sc.dz2 ? sc.dzM : sc.dz2;
+          for (int i = 0; i < n; i++) {
+            int zo = i * PP * C;
+            for (int j = 0; j < C; j += V) {
+              for (int y = 0; y < SIDE; y++) convTile(dz, zo, wmb[l - 3], j, y, null, next, zo, true, sc.mid, zo);
+            }
+          }
+          dz = next;
+        }
+        convWeightGrad(sc.a1, dz, n, po, po + 9 * C * CV + 9 * PLANES * CV);
         for (int i = 0; i < n; i++) {
           int zo = i * PP * C;
           for (int j = 0; j < C; j += V) {
-            for (int y = 0; y < SIDE; y++) convTile(sc.dz2, zo, w2b, j, y, null, sc.dz1, zo, sc.a1, zo);
+            for (int y = 0; y < SIDE; y++) convTile(dz, zo, w2b, j, y, null, sc.dz1, zo, true, sc.a1, zo);
           }
         }
       }
@@ -672,17 +763,17 @@ public final class ConvPolicy implements PolicyNet {
   }
 
   /**
-   * part[w2][k][ci][co] += sum over the chunk's cells of a1[cell + OFF[k]][ci] * dz2[cell][co], and
-   * part[b2] += sum of dz2: eight input channels at a time (eight accumulators along co).
+   * The weight gradient of a C-to-C convolution over a chunk of n rows: part[wq + (k C + ci) CV + co]
+   * += sum over the cells of in[cell + OFF[k]][ci] * dz[cell][co] (both padded maps), and
+   * part[bq + co] += sum of dz: eight input channels at a time (eight accumulators along co).
    */
-  private void conv2WeightGrad(Scratch sc, int n, int po) {
+  private void convWeightGrad(float[] a1, float[] dz, int n, int wq, int bq) {
     int c = C, cv = CV;
-    float[] a1 = sc.a1, dz = sc.dz2;
     for (int j = 0; j < c; j += V) {
       for (int k = 0; k < 9; k++) {
         int ci = 0;
         for (; ci + 8 <= c; ci += 8) {
-          int q = po + (k * c + ci) * cv + j;
+          int q = wq + (k * c + ci) * cv + j;
           FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + cv);
           FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * cv), s3 = FloatVector.fromArray(F, part, q + 3 * cv);
           FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * cv), s5 = FloatVector.fromArray(F, part, q + 5 * cv);
@@ -707,7 +798,7 @@ public final class ConvPolicy implements PolicyNet {
           s4.intoArray(part, q + 4 * cv); s5.intoArray(part, q + 5 * cv); s6.intoArray(part, q + 6 * cv); s7.intoArray(part, q + 7 * cv);
         }
         for (; ci < c; ci++) {
-          int q = po + (k * c + ci) * cv + j;
+          int q = wq + (k * c + ci) * cv + j;
           FloatVector s0 = FloatVector.fromArray(F, part, q);
           for (int i = 0; i < n; i++) {
             int zo = i * PP * c;
@@ -719,7 +810,7 @@ public final class ConvPolicy implements PolicyNet {
           s0.intoArray(part, q);
         }
       }
-      int q = po + 9 * c * cv + 9 * PLANES * cv + j;
+      int q = bq + j;
       FloatVector b = FloatVector.fromArray(F, part, q);
       for (int i = 0; i < n; i++) {
         int zo = i * PP * c;

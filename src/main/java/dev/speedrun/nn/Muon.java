@@ -140,6 +140,12 @@ public final class Muon implements Optimizer {
     }
   }
 
+  /** Whether the tensor named {@code name} takes Muon's orthogonalized update (else AdamW's). */
+  public boolean orthogonalizes(String name) {
+    for (int i = 0; i < muon.length; i++) if (p.tensors().get(i).name().equals(name)) return muon[i];
+    throw new IllegalArgumentException("no tensor " + name);
+  }
+
   @Override public long steps() { return t; }
   @Override public void setSteps(long steps) { t = steps; }
 

@@ -20,7 +20,7 @@ public final class Engine {
   }
 
   static ConvPolicy.Config convConfig(Recipe r, long seed) {
-    return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed);
+    return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.convs());
   }
 
   private static final Workers ONE_THREAD = new Workers(1);
@@ -46,11 +46,11 @@ public final class Engine {
   public static Optimizer optimizer(Recipe r, PolicyNet net) {
     AdamW.Config adam = new AdamW.Config(r.beta1(), r.beta2(), r.adamEps(), r.weightDecay());
     if (r.optimizer().equals("muon")) {
-      // Muon on the hidden matrices: the recurrent layers, and for the conv policy also conv2 (seen as
-      // [C][9C]) and the projection; the input layers (gather-embedding, conv1) and the heads get AdamW
+      // Muon on the hidden matrices: the recurrent layers, and for the conv policy also conv2, conv3, ...
+      // (each seen as [C][9C]) and the projection; the input layers (gather-embedding, conv1) and the heads get AdamW
       // (Keller Jordan's split: Muon for hidden weights, Adam for the first and last layers).
       return new Muon(net.params(), new Muon.Config(r.muonMomentum(), true, 5, r.weightDecay(), adam),
-          t -> t.name().startsWith("rnn.") || t.name().equals("conv2.weight") || t.name().equals("proj.weight"));
+          t -> t.name().startsWith("rnn.") || t.name().matches("conv[2-9]\\.weight") || t.name().equals("proj.weight"));
     }
     return new AdamW(net.params(), adam);
   }

@@ -178,7 +178,12 @@ public record Recipe(
      * about as much as one box on a target; at 0.1 the step costs -0.01, a box +-0.1 and the solve
      * step +1 (its 10.9 scaled, then clamped), so solving stays worth ten boxes, as in the game.
      */
-    float rewardScale) {
+    float rewardScale,
+    /**
+     * policy=conv: the number of 3x3 convolutions (2..8): conv1 on the observation planes, then
+     * convs - 1 of channels to channels before the projection (receptive field 2 convs + 1 cells).
+     */
+    int convs) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
   private static final Map<String, Object> LATER_FIELDS = laterFields();
@@ -196,6 +201,7 @@ public record Recipe(
     m.put("prioBeta0", 0.2f);
     m.put("shards", 1);
     m.put("rewardScale", 1f);
+    m.put("convs", 2);
     return java.util.Collections.unmodifiableMap(m);
   }
 
@@ -220,7 +226,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -257,7 +263,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2);
 
   /**
    * The record candidate for the next long runs (selectable with {@code --recipe conv}; not pinned,
@@ -341,6 +347,7 @@ public record Recipe(
           + ") and minibatchSegments (" + minibatchSegments + ")");
     }
     if (shards > 1 && overlap) throw new UserError("recipe: shards > 1 does not combine with overlap");
+    if (convs < 2 || convs > 8) throw new UserError("recipe: convs must be in 2..8, got " + convs);
     if (!(rewardScale > 0) || Float.isInfinite(rewardScale) || !(rewardClamp > 0)) {
       throw new UserError("recipe: rewardScale and rewardClamp must be positive and finite");
     }

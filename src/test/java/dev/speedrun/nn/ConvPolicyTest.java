@@ -40,7 +40,10 @@ class ConvPolicyTest {
         if (reset[r]) java.util.Arrays.fill(h[bi], 0);
         double[][][] in = new double[4][10][10];
         for (int c = 0; c < 4; c++) for (int y = 0; y < 10; y++) for (int x = 0; x < 10; x++) in[c][y][x] = obs[r * O + c * 100 + y * 10 + x];
-        double[][][] a1 = conv(in, w, c1w, c1b, 4, C), a2 = conv(a1, w, c2w, c2b, C, C);
+        double[][][] a2 = conv(conv(in, w, c1w, c1b, 4, C), w, c2w, c2b, C, C);
+        for (int l = 3; l <= cfg.convs(); l++) {
+          a2 = conv(a2, w, p.tensor("conv" + l + ".weight").offset(), p.tensor("conv" + l + ".bias").offset(), C, C);
+        }
         double[] x0 = new double[H];
         for (int j = 0; j < H; j++) {
           double s = w[prb + j];
@@ -180,6 +183,16 @@ class ConvPolicyTest {
     gradCheck(new ConvPolicy.Config(20, 4, 1, 5, 13), 2, 3, 2, 12, true, 1e-7);
   }
 
+  @Test
+  void gradientsMatchWithThreeAndFourConvolutions() {
+    // convs = 3: C = 2, all parameters; convs = 4: C = 16 (one vector, the pair path off) and C = 5,
+    // more rows than a backward block, two threads, non-binary inputs.
+    gradCheck(new ConvPolicy.Config(2, 4, 1, 5, 7, 3), 3, 2, 1, Integer.MAX_VALUE);
+    gradCheck(new ConvPolicy.Config(16, 4, 1, 5, 21, 4), 1, 13, 2, 8, true, 1e-7);
+    gradCheck(new ConvPolicy.Config(5, 6, 2, 5, 22, 4), 3, 11, 2, 20);
+    gradCheck(new ConvPolicy.Config(8, 6, 1, 5, 23, 3), 2, 25, 1, 12, false, 1e-7);
+  }
+
   static byte[] anyBytes(Rng rng, int rows) {
     byte[] obs = new byte[rows * O];
     for (int i = 0; i < obs.length; i++) obs[i] = (byte) (rng.nextFloat() < 0.3f ? rng.nextInt(7) - 3 : 0);
@@ -238,7 +251,12 @@ class ConvPolicyTest {
 
   @Test
   void stepOverTStepsEqualsForwardOverTheSegment() {
-    var net = new ConvPolicy(new ConvPolicy.Config(4, 24, 2, 5, 9));
+    stepEqualsForward(new ConvPolicy.Config(4, 24, 2, 5, 9));
+    stepEqualsForward(new ConvPolicy.Config(4, 24, 1, 5, 9, 4)); // the rollout's middle maps alternate between two buffers
+  }
+
+  private static void stepEqualsForward(ConvPolicy.Config cfg) {
+    var net = new ConvPolicy(cfg);
     Rng rng = new Rng(21);
     float[] init = randomFloats(rng, net.params().size(), 0.3f);
     System.arraycopy(init, 0, net.params().data, 0, init.length);
@@ -289,7 +307,12 @@ class ConvPolicyTest {
   @Test
   void backwardIsBitIdenticalAcrossThreadCountsWithManyBlocks() {
     // 8 x 20 = 160 rows: five backward blocks split unevenly between two workers; C = 16.
-    var cfg = new ConvPolicy.Config(16, 16, 1, 5, 2);
+    backwardBitIdentical(new ConvPolicy.Config(16, 16, 1, 5, 2));
+    backwardBitIdentical(new ConvPolicy.Config(16, 16, 1, 5, 2, 3));
+    backwardBitIdentical(new ConvPolicy.Config(8, 16, 1, 5, 2, 4));
+  }
+
+  private static void backwardBitIdentical(ConvPolicy.Config cfg) {
     Rng rng = new Rng(4);
     int t = 8, b = 20, rows = t * b;
     byte[] obs = randomObs(rng, rows);
@@ -329,6 +352,16 @@ class ConvPolicyTest {
     assertThat(((ConvPolicy) back).config()).isEqualTo(cfg);
     assertThat(back.params().data).containsExactly(net.params().data);
     assertThat(ConvPolicy.Config.fromJson(cfg.toJson())).isEqualTo(cfg);
+    // Checkpoints written before the convs field read as two convolutions; deeper ones round-trip.
+    assertThat(ConvPolicy.Config.fromJson("{\"channels\":3,\"hidden\":8,\"layers\":1,\"actions\":5,\"seed\":4}")).isEqualTo(cfg);
+    var deep = new ConvPolicy(new ConvPolicy.Config(3, 8, 1, 5, 4, 3));
+    Policies.save(f, deep, Map.of());
+    PolicyNet deepBack = Policies.load(f);
+    assertThat(((ConvPolicy) deepBack).config().convs()).isEqualTo(3);
+    assertThat(deepBack.params().data).containsExactly(deep.params().data);
+    assertThat(deep.params().tensor("conv3.weight").size()).isEqualTo(81);
+    assertThat(deep.params().size()).isEqualTo(net.params().size() + 81 + 3);
+    assertThatThrownBy(() -> new ConvPolicy.Config(3, 8, 1, 5, 4, 9)).isInstanceOf(UserError.class).hasMessageContaining("convs must be in 2..8");
     assertThatThrownBy(() -> ConvPolicy.Config.fromJson("{\"channels\":0,\"hidden\":4,\"layers\":1,\"actions\":5,\"seed\":1}"))
         .isInstanceOf(UserError.class).hasMessageContaining("channels");
   }
