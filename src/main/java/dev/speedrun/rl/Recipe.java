@@ -173,10 +173,11 @@ public record Recipe(
      */
     int shards,
     /**
-     * Training rewards are the environment's times this factor, then clamped to +-rewardClamp. At
-     * 1 with the clamp at 1 (PufferLib's clamp), the solve's +10 becomes +1 and a solve is worth
-     * about as much as one box on a target; at 0.1 the step costs -0.01, a box +-0.1 and the solve
-     * step +1 (its 10.9 scaled, then clamped), so solving stays worth ten boxes, as in the game.
+     * Training rewards are the environment's times this factor, then clamped to +-rewardClamp. The
+     * benchmark's rewards (+0.25 the first time a target gets a box, +1 on the solve, -1 at the
+     * timeout) pass 1 only on a solving step that also fills a target (1.25, clamped to 1), so at
+     * 0.1 every training reward is a tenth: the returns shrink against the value loss's weight and
+     * the entropy bonus, nothing else changes.
      */
     float rewardScale,
     /**

@@ -69,13 +69,14 @@ class TrainerTest {
   @Test
   void trainingRewardsAreScaledThenClamped() {
     org.assertj.core.data.Offset<Float> eps = org.assertj.core.data.Offset.offset(1e-6f);
-    assertThat(Trainer.trainingReward(-0.1f, 1f, 1f)).isCloseTo(-0.1f, eps);
-    assertThat(Trainer.trainingReward(10.9f, 1f, 1f)).isEqualTo(1f);
-    assertThat(Trainer.trainingReward(-1.1f, 1f, 1f)).isEqualTo(-1f);
-    assertThat(Trainer.trainingReward(-0.1f, 0.1f, 1f)).isCloseTo(-0.01f, eps);
-    assertThat(Trainer.trainingReward(0.9f, 0.1f, 1f)).isCloseTo(0.09f, eps);
-    assertThat(Trainer.trainingReward(-1.1f, 0.1f, 1f)).isCloseTo(-0.11f, eps);
-    assertThat(Trainer.trainingReward(10.9f, 0.1f, 1f)).isEqualTo(1f);
-    assertThat(Trainer.trainingReward(10.9f, 0.1f, 2f)).isCloseTo(1.09f, eps);
+    // The benchmark's rewards: a target 0.25, the solve 1 (1.25 with a target on the same step), the timeout -1.
+    assertThat(Trainer.trainingReward(0.25f, 1f, 1f)).isEqualTo(0.25f);
+    assertThat(Trainer.trainingReward(1.25f, 1f, 1f)).isEqualTo(1f);
+    assertThat(Trainer.trainingReward(-1f, 1f, 1f)).isEqualTo(-1f);
+    assertThat(Trainer.trainingReward(-3f, 1f, 1f)).isEqualTo(-1f);
+    assertThat(Trainer.trainingReward(0.25f, 0.1f, 1f)).isCloseTo(0.025f, eps);
+    assertThat(Trainer.trainingReward(1.25f, 0.1f, 1f)).isCloseTo(0.125f, eps);
+    assertThat(Trainer.trainingReward(-1f, 0.1f, 1f)).isCloseTo(-0.1f, eps);
+    assertThat(Trainer.trainingReward(30f, 0.1f, 2f)).isEqualTo(2f);
   }
 }
