@@ -16,16 +16,18 @@ import jdk.incubator.vector.VectorSpecies;
  * and heads of {@link DefaultPolicy} (its minGRU layers, policy and value heads, shared code).
  *
  * <pre>
- * Legend: R = T*B rows (time-major); P = 100 cells (10 x 10); C channels; H width; L minGRU layers.
+ * Legend: R = T*B rows (time-major); P = 100 cells (10 x 10); C channels; H width; L minGRU layers;
+ * NP = cells of the maps after conv1: P, or 64 (the 8 x 8 interior) with {@link Config#crop}.
  *
- *   conv1   a1[R][P][C] = relu(conv3x3(obs planes, conv1.weight [C][4][3][3]) + conv1.bias)
- *   conv2   a2[R][P][C] = relu(conv3x3(a1, conv2.weight [C][C][3][3]) + conv2.bias)
+ *   conv1   a1[R][NP][C] = relu(conv3x3(obs planes, conv1.weight [C][4][3][3]) + conv1.bias)
+ *           (with crop: the whole-board conv1's outputs at the 64 interior cells)
+ *   conv2   a2[R][NP][C] = relu(conv3x3(a1, conv2.weight [C][C][3][3]) + conv2.bias)
  *           (with convs = n > 2: conv2 .. conv(n-1) write padded maps m2 .. m(n-1), each the input of
  *            the next, and convn writes a2; conv3.weight ... have conv2's shape)
  *           (stride 1, zero padding 1: outside the board counts as "no wall", as in PyTorch's
  *            padding=1; Boxoban boards have their own wall border)
  *   proj    x0[R][H]    = relu(a2 flattened cell-major (index p*C + c) . proj.weight^T + proj.bias)
- *                         proj.weight [H][P*C]
+ *                         proj.weight [H][NP*C]
  *   core    DefaultPolicy's minGRU layers and heads on x0 (tensors rnn.l.*, policy.*, value.*)
  * </pre>
  *
@@ -57,7 +59,7 @@ import jdk.incubator.vector.VectorSpecies;
  *       input, then the adjoint through that input's ReLU.
  * </ul>
  *
- * <p>Size (A = 5): parameters 36C + C + (convs - 1)(9C^2 + C) + 100 C H + H + core (L (3H^2 + 3H) + 6(H+1)).
+ * <p>Size (A = 5): parameters 36C + C + (convs - 1)(9C^2 + C) + NP C H + H + core (L (3H^2 + 3H) + 6(H+1)).
  * The default (C = 8, H = 64, L = 1) has 296 + 584 + 51,264 + 12,480 + 390 = 65,014 parameters.
  * Multiply-adds per forward step and environment as a dense network (what {@link Config#forwardMacs}
  * counts): 3,600 C (conv1) + 900 C^2 (conv2) + 100 C H (proj) + 3 H^2 L (minGRU) + 6 H (heads):
@@ -81,13 +83,23 @@ public final class ConvPolicy implements PolicyNet {
    * @param convs number of 3x3 convolutions (default 2): conv1 on the planes, then convs - 1 of C to C
    *     channels (conv2, conv3, ...); 0, as read from the JSON of checkpoints written before the
    *     field existed, means 2
+   * @param crop the maps after conv1 cover only the 8 x 8 interior of the board (false: all 10 x 10
+   *     cells): every Boxoban level has a wall border, so the outer ring of cells is the same in every
+   *     observation; conv1 still reads it (its interior outputs are those of the whole-board conv1),
+   *     the later convolutions pad the 8 x 8 maps with zeros, and the projection reads 64 cells, not
+   *     100 (about 1.4x fewer multiply-adds per step); false in checkpoints written before the field
    */
-  public record Config(int channels, int hidden, int layers, int actions, long seed, int convs) {
+  public record Config(int channels, int hidden, int layers, int actions, long seed, int convs, boolean crop) {
     public static final Config DEFAULT = new Config(8, 64, 1, 5, 1);
 
-    /** Two convolutions, the policy as it was before {@code convs} existed. */
+    /** Two convolutions on the whole board, the policy as it was before {@code convs} existed. */
     public Config(int channels, int hidden, int layers, int actions, long seed) {
-      this(channels, hidden, layers, actions, seed, 2);
+      this(channels, hidden, layers, actions, seed, 2, false);
+    }
+
+    /** The whole board (no crop), the policy as it was before {@code crop} existed. */
+    public Config(int channels, int hidden, int layers, int actions, long seed, int convs) {
+      this(channels, hidden, layers, actions, seed, convs, false);
     }
 
     public Config {
@@ -109,8 +121,8 @@ public final class ConvPolicy implements PolicyNet {
 
     /** Multiply-adds of one forward step for one environment (matrix products only). */
     public double forwardMacs() {
-      double c = channels, h = hidden;
-      return 36 * P * c + 9 * P * c * c * (convs - 1) + P * c * h + 3 * h * h * layers + (actions + 1) * h;
+      double c = channels, h = hidden, n = crop ? 64 : P;
+      return 36 * n * c + 9 * n * c * c * (convs - 1) + n * c * h + 3 * h * h * layers + (actions + 1) * h;
     }
   }
 
@@ -118,45 +130,53 @@ public final class ConvPolicy implements PolicyNet {
   private static final class Acts {
     int cap;
     final boolean keepA1; // training: a1 (and the middle maps) kept for the backward pass
-    float[] a1, a2, x0; // [R][PP][C] (padded, zero border), [R][P][C] (+ V floats of slack for whole-vector reads), [R][H]
+    float[] a1, a2, x0; // [R][PP][C] (padded, zero border), [R][NP][C] (+ V floats of slack for whole-vector reads), [R][H]
     float[][] mid = new float[0][]; // training with convs > 2: outputs of conv2 .. conv(convs-1), [R][PP][C] padded each
 
     Acts(boolean keepA1) {
       this.keepA1 = keepA1;
     }
 
-    void ensure(int rows, int c, int h, int mids) {
+    void ensure(int rows, int c, int h, int mids, int np, int npp) {
       if (rows > cap || (keepA1 && mid.length != mids)) {
         cap = Math.max(cap, rows);
         rows = cap;
         if (keepA1) {
-          a1 = new float[rows * PP * c + V];
+          a1 = new float[rows * npp * c + V];
           mid = new float[mids][];
-          for (int m = 0; m < mids; m++) mid[m] = new float[rows * PP * c + V];
+          for (int m = 0; m < mids; m++) mid[m] = new float[rows * npp * c + V];
         }
-        a2 = new float[rows * P * c + V];
+        a2 = new float[rows * np * c + V];
         x0 = new float[rows * h];
       }
     }
   }
 
-  /** Neighbour k (0..8, row-major 3x3) of cell p, or -1 outside the board. */
+  /** Neighbour k (0..8, row-major 3x3) of observation cell p, or -1 outside the board. */
   private static final int[] NEIGHBOUR = new int[P * 9];
 
-  /** Padded maps: 12 x 12 cells with a zero border; cell p sits at PAD_OF[p], tap k at + OFF[k]. */
-  static final int SIDE_PAD = SIDE + 2, PP = SIDE_PAD * SIDE_PAD;
-  private static final int[] PAD_OF = new int[P], OFF = new int[9];
+  /** conv1's codes: the observation's 10 x 10 cells in a 12 x 12 frame (cell p at OBS_PAD_OF[p]). */
+  private static final int OBS_SIDE_PAD = SIDE + 2, OBS_PP = OBS_SIDE_PAD * OBS_SIDE_PAD;
+  private static final int[] OBS_PAD_OF = new int[P];
 
   static {
     for (int p = 0; p < P; p++) {
-      PAD_OF[p] = (p / SIDE + 1) * SIDE_PAD + p % SIDE + 1;
+      OBS_PAD_OF[p] = (p / SIDE + 1) * OBS_SIDE_PAD + p % SIDE + 1;
       for (int k = 0; k < 9; k++) {
         int y = p / SIDE + k / 3 - 1, x = p % SIDE + k % 3 - 1;
         NEIGHBOUR[p * 9 + k] = y < 0 || y >= SIDE || x < 0 || x >= SIDE ? -1 : y * SIDE + x;
       }
     }
-    for (int k = 0; k < 9; k++) OFF[k] = (k / 3 - 1) * SIDE_PAD + k % 3 - 1;
   }
+
+  // The network's maps (a1 .. a2): S x S cells, 10 x 10 or, with crop, the 8 x 8 interior; NP = S^2.
+  // Padded maps are (S + 2)^2 = PP cells with a zero border: map cell p sits at PAD_OF[p], tap k at
+  // + OFF[k]; it is observation cell OBS_OF[p]. TAP_OUT[q * 9 + k]: the padded index of the map cell
+  // whose tap k reads observation cell q (a border index where that cell is off the map), or -1 where
+  // it is outside the padded frame (only with crop).
+  private final boolean crop;
+  private final int S, NP, SIDE_PAD, PP;
+  private final int[] PAD_OF, OFF, OBS_OF, TAP_OUT;
 
   private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
   private static final int V = F.length();
@@ -193,7 +213,7 @@ public final class ConvPolicy implements PolicyNet {
   // proj's transpose): conv1 as a table over the 16 patterns of a cell's 4 planes, per tap
   // (t1[k][code][CV]), conv1 per tap and plane (w1[k][plane][CV]), conv2 per tap and input channel
   // (w2f[k][ci][CV] = conv2.weight[co][ci][k] along co), its adjoint (w2b[k][co][CV] =
-  // conv2.weight[co][ci][8 - k] along ci), biases b1, b2 [CV], proj.weight^T [P*C][H].
+  // conv2.weight[co][ci][8 - k] along ci), biases b1, b2 [CV], proj.weight^T [NP*C][H].
   private final float[] t1, w1, w2f, w2b, b1, b2;
   private final float[][] wmf, wmb, bm; // the same three for conv3 .. convNC (index l - 3)
   // With 2C = V (C = 8 on AVX-512) conv2 runs on pairs of rows so that every lane works: the
@@ -219,8 +239,8 @@ public final class ConvPolicy implements PolicyNet {
   /** One worker's buffers: padded maps of a chunk of rows, conv1 codes, active cells. */
   private final class Scratch {
     final float[] a1 = new float[(CHUNK + 1) * PP * C + V], dz2 = new float[(CHUNK + 1) * PP * C + V];
-    final float[] dz1 = new float[(CHUNK + 1) * PP * C + V], da2 = new float[CHUNK * P * C + V];
-    final int[] code = new int[PP], act = new int[OBS];
+    final float[] dz1 = new float[(CHUNK + 1) * PP * C + V], da2 = new float[CHUNK * NP * C + V];
+    final int[] code = new int[OBS_PP], act = new int[OBS];
     final double[] pair = new double[PP * C + V], pairA = new double[PP * C + V];
     // convs > 2: a middle map's chunk and a second dLoss/dz buffer (backward), two padded maps of one
     // row (rollout forward, which keeps nothing).
@@ -234,6 +254,27 @@ public final class ConvPolicy implements PolicyNet {
     H = cfg.hidden();
     NC = cfg.convs();
     CV = (C + V - 1) / V * V;
+    crop = cfg.crop();
+    S = crop ? SIDE - 2 : SIDE;
+    NP = S * S;
+    SIDE_PAD = S + 2;
+    PP = SIDE_PAD * SIDE_PAD;
+    PAD_OF = new int[NP];
+    OBS_OF = new int[NP];
+    OFF = new int[9];
+    TAP_OUT = new int[P * 9];
+    int shift = (SIDE - S) / 2;
+    for (int p = 0; p < NP; p++) {
+      PAD_OF[p] = (p / S + 1) * SIDE_PAD + p % S + 1;
+      OBS_OF[p] = (p / S + shift) * SIDE + p % S + shift;
+    }
+    for (int k = 0; k < 9; k++) OFF[k] = (k / 3 - 1) * SIDE_PAD + k % 3 - 1;
+    for (int q = 0; q < P; q++) {
+      for (int k = 0; k < 9; k++) {
+        int y = q / SIDE - (k / 3 - 1) - shift + 1, x = q % SIDE - (k % 3 - 1) - shift + 1; // padded coordinates
+        TAP_OUT[q * 9 + k] = y < 0 || y >= SIDE_PAD || x < 0 || x >= SIDE_PAD ? -1 : y * SIDE_PAD + x;
+      }
+    }
     c1W = params.add("conv1.weight", C, PLANES, 3, 3);
     c1B = params.add("conv1.bias", C);
     c2W = params.add("conv2.weight", C, C, 3, 3);
@@ -244,7 +285,7 @@ public final class ConvPolicy implements PolicyNet {
       cmW[l - 3] = params.add("conv" + l + ".weight", C, C, 3, 3);
       cmB[l - 3] = params.add("conv" + l + ".bias", C);
     }
-    pW = params.add("proj.weight", H, P * C);
+    pW = params.add("proj.weight", H, NP * C);
     pB = params.add("proj.bias", H);
     core = new DefaultPolicy(new DefaultPolicy.Config(H, cfg.layers(), cfg.actions(), cfg.seed()), params, false);
     t1 = new float[9 * 16 * CV];
@@ -260,7 +301,7 @@ public final class ConvPolicy implements PolicyNet {
     MIDSTRIDE = 9 * C * CV + CV;
     PART = MID0 + (NC - 2) * MIDSTRIDE;
     block = BLOCK * Math.max(1, (PART + 8191) / 8192);
-    pairs = 2 * C == V && NC == 2;
+    pairs = 2 * C == V && NC == 2 && !crop;
     w2fP = new float[pairs ? 9 * C * V : 0];
     w2bP = new float[pairs ? 9 * C * V : 0];
     b2P = new float[pairs ? V : 0];
@@ -269,7 +310,7 @@ public final class ConvPolicy implements PolicyNet {
     uniform(rng, c1W, (float) Math.sqrt(6.0 / (PLANES * 9)));
     uniform(rng, c2W, (float) Math.sqrt(6.0 / (C * 9)));
     for (Params.Tensor t : cmW) uniform(rng, t, (float) Math.sqrt(6.0 / (C * 9)));
-    uniform(rng, pW, (float) Math.sqrt(6.0 / (P * C)));
+    uniform(rng, pW, (float) Math.sqrt(6.0 / (NP * C)));
   }
 
   private void uniform(Rng rng, Params.Tensor t, float bound) {
@@ -321,7 +362,7 @@ public final class ConvPolicy implements PolicyNet {
 
   @Override
   public void step(byte[] obs, int n, float[] state, float[] logits, float[] values) {
-    roll.ensure(n, C, H, NC - 2);
+    roll.ensure(n, C, H, NC - 2, NP, PP);
     encode(roll, obs, n);
     core.stepFrom(roll.x0, n, state, logits, values);
   }
@@ -329,7 +370,7 @@ public final class ConvPolicy implements PolicyNet {
   @Override
   public void forward(byte[] obs, boolean[] resetBefore, float[] h0, int t, int b, float[] logits, float[] values) {
     int rows = t * b;
-    train.ensure(rows, C, H, NC - 2);
+    train.ensure(rows, C, H, NC - 2, NP, PP);
     if (trainObs.length < rows * OBS) trainObs = new byte[rows * OBS];
     System.arraycopy(obs, 0, trainObs, 0, rows * OBS); // conv1's weight gradients gather from it
     encode(train, obs, rows);
@@ -338,11 +379,11 @@ public final class ConvPolicy implements PolicyNet {
     haveForward = true;
   }
 
-  /** Package-private for tests: the feature map a2 [n][P*C] and x0 [n][H] of a rollout step's encoder. */
+  /** Package-private for tests: the feature map a2 [n][NP*C] and x0 [n][H] of a rollout step's encoder. */
   float[][] encodeForTest(byte[] obs, int n) {
-    roll.ensure(n, C, H, NC - 2);
+    roll.ensure(n, C, H, NC - 2, NP, PP);
     encode(roll, obs, n);
-    return new float[][] {Arrays.copyOf(roll.a2, n * P * C), Arrays.copyOf(roll.x0, n * H)};
+    return new float[][] {Arrays.copyOf(roll.a2, n * NP * C), Arrays.copyOf(roll.x0, n * H)};
   }
 
   /** obs [R][4][P] -> a2, x0 of {@code s}: the convolutions split over workers by rows, then proj. */
@@ -356,7 +397,7 @@ public final class ConvPolicy implements PolicyNet {
     curObs = null;
     float[] w = params.data;
     for (int r = 0; r < rows; r++) System.arraycopy(w, pB.offset(), s.x0, r * H, H);
-    mm.ab(workers, s.a2, 0, pWT, 0, s.x0, 0, rows, H, P * C, true);
+    mm.ab(workers, s.a2, 0, pWT, 0, s.x0, 0, rows, H, NP * C, true);
     relu(s.x0, 0, rows * H);
   }
 
@@ -389,7 +430,7 @@ public final class ConvPolicy implements PolicyNet {
       for (int i = 0; i < 9 * C; i++) for (int c = 0; c < V; c++) w2fP[i * V + c] = w2f[i * CV + c / 2];
       for (int c = 0; c < V; c++) b2P[c] = b2[c / 2];
     }
-    int pc = P * C;
+    int pc = NP * C;
     if (pWT.length < pc * H) pWT = new float[pc * H];
     transpose(w, pW.offset(), H, pc, pWT);
   }
@@ -417,7 +458,7 @@ public final class ConvPolicy implements PolicyNet {
         conv1Row(curObs, r, sc, a1, o);
         conv1Row(curObs, r + 1, sc, a1, o + PP * C);
         zip(a1, o, sc.pair);
-        for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2fP, y, b2P, s.a2, r * P * C, (r + 1) * P * C, null, 0, 0);
+        for (int y = 0; y < S; y++) convTilePair(sc.pair, w2fP, y, b2P, s.a2, r * NP * C, (r + 1) * NP * C, null, 0, 0);
       }
     }
     for (; r < r1; r++) {
@@ -430,10 +471,8 @@ public final class ConvPolicy implements PolicyNet {
         float[] w = l == 2 ? w2f : wmf[l - 3], b = l == 2 ? b2 : bm[l - 3];
         boolean last = l == NC;
         float[] out = last ? s.a2 : s.keepA1 ? s.mid[l - 2] : (l % 2 == 0 ? sc.f0 : sc.f1);
-        int oo = last ? r * P * C : s.keepA1 ? r * PP * C : 0;
-        for (int j = 0; j < C; j += V) {
-          for (int y = 0; y < SIDE; y++) convTile(in, io, w, j, y, b, out, oo, !last, null, 0);
-        }
+        int oo = last ? r * NP * C : s.keepA1 ? r * PP * C : 0;
+        convMap(in, io, w, b, out, oo, !last, null, 0);
         in = out;
         io = oo;
       }
@@ -447,39 +486,37 @@ public final class ConvPolicy implements PolicyNet {
    */
   private void conv1Row(byte[] obs, int r, Scratch sc, float[] a1, int ao) {
     int ob = r * OBS;
-    int[] code = sc.code; // its border stays 0 (an all-zero table row)
+    int[] code = sc.code; // the observation's cells in their 12 x 12 frame, whose border stays 0 (an all-zero table row)
     int bad = 0;
     for (int p = 0; p < P; p++) {
       int v0 = obs[ob + p], v1 = obs[ob + P + p], v2 = obs[ob + 2 * P + p], v3 = obs[ob + 3 * P + p];
       bad |= v0 | v1 | v2 | v3;
-      code[PAD_OF[p]] = (v0 | v1 << 1 | v2 << 2 | v3 << 3) * CV;
+      code[OBS_PAD_OF[p]] = (v0 | v1 << 1 | v2 << 2 | v3 << 3) * CV;
     }
     if ((bad & ~1) == 0) {
       for (int j = 0; j < C; j += V) {
         VectorMask<Float> m = F.indexInRange(j, C);
         FloatVector bias = FloatVector.fromArray(F, b1, j);
         int t = 16 * CV;
-        for (int y = 0; y < SIDE; y++) {
-          for (int q = (y + 1) * SIDE_PAD + 1, qe = q + SIDE; q < qe; q++) {
-            // Taps by rows of the 3x3 window, three partial sums (shorter add chains).
-            int u = q - SIDE_PAD, d = q + SIDE_PAD;
-            FloatVector s0 = bias.add(FloatVector.fromArray(F, t1, code[u - 1] + j))
-                .add(FloatVector.fromArray(F, t1, t + code[u] + j)).add(FloatVector.fromArray(F, t1, 2 * t + code[u + 1] + j));
-            FloatVector s1 = FloatVector.fromArray(F, t1, 3 * t + code[q - 1] + j)
-                .add(FloatVector.fromArray(F, t1, 4 * t + code[q] + j)).add(FloatVector.fromArray(F, t1, 5 * t + code[q + 1] + j));
-            FloatVector s2 = FloatVector.fromArray(F, t1, 6 * t + code[d - 1] + j)
-                .add(FloatVector.fromArray(F, t1, 7 * t + code[d] + j)).add(FloatVector.fromArray(F, t1, 8 * t + code[d + 1] + j));
-            s0.add(s1).add(s2).max(0f).intoArray(a1, ao + q * C + j, m);
-          }
+        for (int p = 0; p < NP; p++) {
+          // Taps by rows of the 3x3 window, three partial sums (shorter add chains).
+          int q = OBS_PAD_OF[OBS_OF[p]], u = q - OBS_SIDE_PAD, d = q + OBS_SIDE_PAD;
+          FloatVector s0 = bias.add(FloatVector.fromArray(F, t1, code[u - 1] + j))
+              .add(FloatVector.fromArray(F, t1, t + code[u] + j)).add(FloatVector.fromArray(F, t1, 2 * t + code[u + 1] + j));
+          FloatVector s1 = FloatVector.fromArray(F, t1, 3 * t + code[q - 1] + j)
+              .add(FloatVector.fromArray(F, t1, 4 * t + code[q] + j)).add(FloatVector.fromArray(F, t1, 5 * t + code[q + 1] + j));
+          FloatVector s2 = FloatVector.fromArray(F, t1, 6 * t + code[d - 1] + j)
+              .add(FloatVector.fromArray(F, t1, 7 * t + code[d] + j)).add(FloatVector.fromArray(F, t1, 8 * t + code[d + 1] + j));
+          s0.add(s1).add(s2).max(0f).intoArray(a1, ao + PAD_OF[p] * C + j, m);
         }
       }
     } else {
       for (int j = 0; j < C; j += V) {
         VectorMask<Float> m = F.indexInRange(j, C);
-        for (int p = 0; p < P; p++) {
+        for (int p = 0; p < NP; p++) {
           FloatVector acc = FloatVector.fromArray(F, b1, j);
           for (int k = 0; k < 9; k++) {
-            int nb = NEIGHBOUR[p * 9 + k];
+            int nb = NEIGHBOUR[OBS_OF[p] * 9 + k];
             if (nb < 0) continue;
             for (int pl = 0; pl < PLANES; pl++) {
               int v = obs[ob + pl * P + nb];
@@ -500,6 +537,19 @@ public final class ConvPolicy implements PolicyNet {
    * input of a further convolution); otherwise it is acc where mask[...] > 0 (the ReLU's derivative)
    * else 0, written padded ([PP][C]) at {@code oo}, the mask read from the padded map at {@code mo}.
    */
+  /**
+   * A whole map of a 3x3 convolution: {@link #convTile} (10 cells a row) or, on the crop's 8 x 8
+   * maps, {@link #convTile8}, for every row y and vector of output channels j.
+   */
+  private void convMap(float[] in, int io, float[] w, float[] bias, float[] out, int oo, boolean padOut, float[] mask, int mo) {
+    for (int j = 0; j < C; j += V) {
+      for (int y = 0; y < S; y++) {
+        if (S == SIDE) convTile(in, io, w, j, y, bias, out, oo, padOut, mask, mo);
+        else convTile8(in, io, w, j, y, bias, out, oo, padOut, mask, mo);
+      }
+    }
+  }
+
   private void convTile(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, boolean padOut,
       float[] mask, int mo) {
     int c = C, cv = CV;
@@ -525,7 +575,7 @@ public final class ConvPolicy implements PolicyNet {
     }
     VectorMask<Float> m = F.indexInRange(j, c);
     if (mask == null) {
-      int o = oo + (padOut ? ((y + 1) * SIDE_PAD + 1) * c : y * SIDE * c) + j;
+      int o = oo + (padOut ? ((y + 1) * SIDE_PAD + 1) * c : y * S * c) + j;
       s0.max(0f).intoArray(out, o, m);
       s1.max(0f).intoArray(out, o + c, m);
       s2.max(0f).intoArray(out, o + 2 * c, m);
@@ -551,6 +601,52 @@ public final class ConvPolicy implements PolicyNet {
       s7.blend(0f, FloatVector.fromArray(F, mask, g + 7 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 7 * c, m);
       s8.blend(0f, FloatVector.fromArray(F, mask, g + 8 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 8 * c, m);
       s9.blend(0f, FloatVector.fromArray(F, mask, g + 9 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 9 * c, m);
+    }
+  }
+
+  /** {@link #convTile} for a row of 8 cells (the crop's maps): eight accumulators. */
+  private void convTile8(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, boolean padOut,
+      float[] mask, int mo) {
+    int c = C, cv = CV;
+    FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, j);
+    FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init;
+    int base = io + ((y + 1) * SIDE_PAD + 1) * c;
+    for (int k = 0; k < 9; k++) {
+      int kb = base + OFF[k] * c, wk = k * c * cv + j;
+      for (int ci = 0; ci < c; ci++) {
+        FloatVector wv = FloatVector.fromArray(F, w, wk + ci * cv);
+        int i = kb + ci;
+        s0 = FloatVector.broadcast(F, in[i]).fma(wv, s0);
+        s1 = FloatVector.broadcast(F, in[i + c]).fma(wv, s1);
+        s2 = FloatVector.broadcast(F, in[i + 2 * c]).fma(wv, s2);
+        s3 = FloatVector.broadcast(F, in[i + 3 * c]).fma(wv, s3);
+        s4 = FloatVector.broadcast(F, in[i + 4 * c]).fma(wv, s4);
+        s5 = FloatVector.broadcast(F, in[i + 5 * c]).fma(wv, s5);
+        s6 = FloatVector.broadcast(F, in[i + 6 * c]).fma(wv, s6);
+        s7 = FloatVector.broadcast(F, in[i + 7 * c]).fma(wv, s7);
+      }
+    }
+    VectorMask<Float> m = F.indexInRange(j, c);
+    if (mask == null) {
+      int o = oo + (padOut ? ((y + 1) * SIDE_PAD + 1) * c : y * S * c) + j;
+      s0.max(0f).intoArray(out, o, m);
+      s1.max(0f).intoArray(out, o + c, m);
+      s2.max(0f).intoArray(out, o + 2 * c, m);
+      s3.max(0f).intoArray(out, o + 3 * c, m);
+      s4.max(0f).intoArray(out, o + 4 * c, m);
+      s5.max(0f).intoArray(out, o + 5 * c, m);
+      s6.max(0f).intoArray(out, o + 6 * c, m);
+      s7.max(0f).intoArray(out, o + 7 * c, m);
+    } else {
+      int d = ((y + 1) * SIDE_PAD + 1) * c + j, o = oo + d, g = mo + d;
+      s0.blend(0f, FloatVector.fromArray(F, mask, g).compare(VectorOperators.LE, 0f)).intoArray(out, o, m);
+      s1.blend(0f, FloatVector.fromArray(F, mask, g + c).compare(VectorOperators.LE, 0f)).intoArray(out, o + c, m);
+      s2.blend(0f, FloatVector.fromArray(F, mask, g + 2 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 2 * c, m);
+      s3.blend(0f, FloatVector.fromArray(F, mask, g + 3 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 3 * c, m);
+      s4.blend(0f, FloatVector.fromArray(F, mask, g + 4 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 4 * c, m);
+      s5.blend(0f, FloatVector.fromArray(F, mask, g + 5 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 5 * c, m);
+      s6.blend(0f, FloatVector.fromArray(F, mask, g + 6 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 6 * c, m);
+      s7.blend(0f, FloatVector.fromArray(F, mask, g + 7 * c).compare(VectorOperators.LE, 0f)).intoArray(out, o + 7 * c, m);
     }
   }
 
@@ -592,7 +688,7 @@ public final class ConvPolicy implements PolicyNet {
       }
     }
     if (gate == null) {
-      int d = y * SIDE * c;
+      int d = y * S * c;
       splitOut(s0, out, o0 + d, o1 + d); splitOut(s1, out, o0 + d + c, o1 + d + c);
       splitOut(s2, out, o0 + d + 2 * c, o1 + d + 2 * c); splitOut(s3, out, o0 + d + 3 * c, o1 + d + 3 * c);
       splitOut(s4, out, o0 + d + 4 * c, o1 + d + 4 * c); splitOut(s5, out, o0 + d + 5 * c, o1 + d + 5 * c);
@@ -636,7 +732,7 @@ public final class ConvPolicy implements PolicyNet {
     if (!haveForward) throw new IllegalStateException("backward without forward");
     core.backward(dLogits, dValues);
     Acts s = train;
-    int rows = trainRows, pc = P * C;
+    int rows = trainRows, pc = NP * C;
     float[] g = params.grad;
     // proj: through x0's ReLU (in place in the core's scratch, which it no longer needs).
     float[] dx0 = core.inputGrad();
@@ -702,7 +798,7 @@ public final class ConvPolicy implements PolicyNet {
     Scratch sc = scratch[worker];
     Acts s = cur;
     float[] dx0 = core.inputGrad(), w = params.data;
-    int pc = P * C;
+    int pc = NP * C;
     for (int c0 = r0; c0 < r1; c0 += CHUNK) {
       int n = Math.min(CHUNK, r1 - c0), po = (c0 / block) * PART;
       // dLoss/da2 for the chunk, through a2's ReLU into the padded dz2; a1 copied next to it.
@@ -712,7 +808,7 @@ public final class ConvPolicy implements PolicyNet {
         int zo = i * PP * C, so = (c0 + i) * pc, dao = i * pc;
         for (int j = 0; j < C; j += V) {
           VectorMask<Float> m = F.indexInRange(j, C);
-          for (int p = 0; p < P; p++) {
+          for (int p = 0; p < NP; p++) {
             FloatVector d = FloatVector.fromArray(F, sc.da2, dao + p * C + j);
             d.blend(0f, FloatVector.fromArray(F, s.a2, so + p * C + j).compare(VectorOperators.LE, 0f))
                 .intoArray(sc.dz2, zo + PAD_OF[p] * C + j, m);
@@ -731,7 +827,7 @@ public final class ConvPolicy implements PolicyNet {
           zip(sc.a1, z0, sc.pairA);
           conv2WeightGradPair(sc, po);
           // dLoss/da1 = conv2's adjoint of dz2, through a1's ReLU, into the padded dz1.
-          for (int y = 0; y < SIDE; y++) convTilePair(sc.pair, w2bP, y, null, sc.dz1, z0, z0 + PP * C, sc.a1, z0, z0 + PP * C);
+          for (int y = 0; y < S; y++) convTilePair(sc.pair, w2bP, y, null, sc.dz1, z0, z0 + PP * C, sc.a1, z0, z0 + PP * C);
         }
       } else {
         // convNC .. conv3 (convs > 2): weight gradients against the kept input map, then dLoss/dz of
@@ -744,18 +840,14 @@ public final class ConvPolicy implements PolicyNet {
           float[] next = dz == sc.dz2 ? sc.dzM : sc.dz2;
           for (int i = 0; i < n; i++) {
             int zo = i * PP * C;
-            for (int j = 0; j < C; j += V) {
-              for (int y = 0; y < SIDE; y++) convTile(dz, zo, wmb[l - 3], j, y, null, next, zo, true, sc.mid, zo);
-            }
+            convMap(dz, zo, wmb[l - 3], null, next, zo, true, sc.mid, zo);
           }
           dz = next;
         }
         convWeightGrad(sc.a1, dz, n, po, po + 9 * C * CV + 9 * PLANES * CV);
         for (int i = 0; i < n; i++) {
           int zo = i * PP * C;
-          for (int j = 0; j < C; j += V) {
-            for (int y = 0; y < SIDE; y++) convTile(dz, zo, w2b, j, y, null, sc.dz1, zo, true, sc.a1, zo);
-          }
+          convMap(dz, zo, w2b, null, sc.dz1, zo, true, sc.a1, zo);
         }
       }
       conv1WeightGrad(sc, c0, n, po + 9 * C * CV);
@@ -780,7 +872,7 @@ public final class ConvPolicy implements PolicyNet {
           FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * cv), s7 = FloatVector.fromArray(F, part, q + 7 * cv);
           for (int i = 0; i < n; i++) {
             int zo = i * PP * c;
-            for (int p = 0; p < P; p++) {
+            for (int p = 0; p < NP; p++) {
               int cell = zo + PAD_OF[p] * c;
               FloatVector d = FloatVector.fromArray(F, dz, cell + j);
               int a = cell + OFF[k] * c + ci;
@@ -802,7 +894,7 @@ public final class ConvPolicy implements PolicyNet {
           FloatVector s0 = FloatVector.fromArray(F, part, q);
           for (int i = 0; i < n; i++) {
             int zo = i * PP * c;
-            for (int p = 0; p < P; p++) {
+            for (int p = 0; p < NP; p++) {
               int cell = zo + PAD_OF[p] * c;
               s0 = FloatVector.broadcast(F, a1[cell + OFF[k] * c + ci]).fma(FloatVector.fromArray(F, dz, cell + j), s0);
             }
@@ -814,7 +906,7 @@ public final class ConvPolicy implements PolicyNet {
       FloatVector b = FloatVector.fromArray(F, part, q);
       for (int i = 0; i < n; i++) {
         int zo = i * PP * c;
-        for (int p = 0; p < P; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
+        for (int p = 0; p < NP; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
       }
       b.intoArray(part, q);
     }
@@ -834,7 +926,7 @@ public final class ConvPolicy implements PolicyNet {
         FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * V), s3 = FloatVector.fromArray(F, part, q + 3 * V);
         FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * V), s5 = FloatVector.fromArray(F, part, q + 5 * V);
         FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * V), s7 = FloatVector.fromArray(F, part, q + 7 * V);
-        for (int p = 0; p < P; p++) {
+        for (int p = 0; p < NP; p++) {
           int cell = PAD_OF[p] * c;
           FloatVector d = DoubleVector.fromArray(D, dz, cell).reinterpretAsFloats();
           int a = cell + OFF[k] * c + ci;
@@ -853,7 +945,7 @@ public final class ConvPolicy implements PolicyNet {
     }
     int q = po + 9 * c * V + 9 * PLANES * V;
     FloatVector b = FloatVector.fromArray(F, part, q);
-    for (int p = 0; p < P; p++) b = b.add(DoubleVector.fromArray(D, dz, PAD_OF[p] * c).reinterpretAsFloats());
+    for (int p = 0; p < NP; p++) b = b.add(DoubleVector.fromArray(D, dz, PAD_OF[p] * c).reinterpretAsFloats());
     b.intoArray(part, q);
   }
 
@@ -880,16 +972,18 @@ public final class ConvPolicy implements PolicyNet {
           for (; e < cnt && act[e] < (pl + 1) * P; e++) {
             int idx = act[e];
             FloatVector v = FloatVector.broadcast(F, (float) trainObs[ob + idx]);
-            int cell = zo + PAD_OF[idx - pl * P] * c + j; // the output cell of tap k is cell - OFF[k]
-            s0 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[0] * c), s0);
-            s1 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[1] * c), s1);
-            s2 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[2] * c), s2);
-            s3 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[3] * c), s3);
-            s4 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[4] * c), s4);
-            s5 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[5] * c), s5);
-            s6 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[6] * c), s6);
-            s7 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[7] * c), s7);
-            s8 = v.fma(FloatVector.fromArray(F, dz, cell - OFF[8] * c), s8);
+            // Tap k of map cell t reads this input: t = TAP_OUT[q * 9 + k] (a zero border cell of dz,
+            // or -1 off the padded frame, which only the crop's outer ring has).
+            int to = (idx - pl * P) * 9, zj = zo + j, t;
+            if ((t = TAP_OUT[to]) >= 0) s0 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s0);
+            if ((t = TAP_OUT[to + 1]) >= 0) s1 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s1);
+            if ((t = TAP_OUT[to + 2]) >= 0) s2 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s2);
+            if ((t = TAP_OUT[to + 3]) >= 0) s3 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s3);
+            if ((t = TAP_OUT[to + 4]) >= 0) s4 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s4);
+            if ((t = TAP_OUT[to + 5]) >= 0) s5 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s5);
+            if ((t = TAP_OUT[to + 6]) >= 0) s6 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s6);
+            if ((t = TAP_OUT[to + 7]) >= 0) s7 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s7);
+            if ((t = TAP_OUT[to + 8]) >= 0) s8 = v.fma(FloatVector.fromArray(F, dz, zj + t * c), s8);
           }
           s0.intoArray(part, q); s1.intoArray(part, q + ks); s2.intoArray(part, q + 2 * ks);
           s3.intoArray(part, q + 3 * ks); s4.intoArray(part, q + 4 * ks); s5.intoArray(part, q + 5 * ks);
@@ -897,7 +991,7 @@ public final class ConvPolicy implements PolicyNet {
         }
         int q = po + 9 * PLANES * cv + cv + j;
         FloatVector b = FloatVector.fromArray(F, part, q);
-        for (int p = 0; p < P; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
+        for (int p = 0; p < NP; p++) b = b.add(FloatVector.fromArray(F, dz, zo + PAD_OF[p] * c + j));
         b.intoArray(part, q);
       }
     }

@@ -20,7 +20,7 @@ public final class Engine {
   }
 
   static ConvPolicy.Config convConfig(Recipe r, long seed) {
-    return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.convs());
+    return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.convs(), r.crop());
   }
 
   private static final Workers ONE_THREAD = new Workers(1);

@@ -40,15 +40,18 @@ class ConvPolicyTest {
         if (reset[r]) java.util.Arrays.fill(h[bi], 0);
         double[][][] in = new double[4][10][10];
         for (int c = 0; c < 4; c++) for (int y = 0; y < 10; y++) for (int x = 0; x < 10; x++) in[c][y][x] = obs[r * O + c * 100 + y * 10 + x];
-        double[][][] a2 = conv(conv(in, w, c1w, c1b, 4, C), w, c2w, c2b, C, C);
+        double[][][] a1 = conv(in, w, c1w, c1b, 4, C);
+        if (cfg.crop()) a1 = interior(a1);
+        double[][][] a2 = conv(a1, w, c2w, c2b, C, C);
         for (int l = 3; l <= cfg.convs(); l++) {
           a2 = conv(a2, w, p.tensor("conv" + l + ".weight").offset(), p.tensor("conv" + l + ".bias").offset(), C, C);
         }
+        int n = a2[0].length; // 10, or 8 with crop
         double[] x0 = new double[H];
         for (int j = 0; j < H; j++) {
           double s = w[prb + j];
-          for (int y = 0; y < 10; y++) for (int x = 0; x < 10; x++) for (int c = 0; c < C; c++) {
-            s += w[prw + j * 100 * C + (y * 10 + x) * C + c] * a2[c][y][x];
+          for (int y = 0; y < n; y++) for (int x = 0; x < n; x++) for (int c = 0; c < C; c++) {
+            s += w[prw + j * n * n * C + (y * n + x) * C + c] * a2[c][y][x];
           }
           x0[j] = Math.max(0, s);
         }
@@ -85,17 +88,25 @@ class ConvPolicyTest {
     return loss;
   }
 
-  /** relu(conv3x3(in) + bias), weight [co][ci][3][3], zero padding 1. */
+  /** relu(conv3x3(in) + bias) over an n x n map, weight [co][ci][3][3], zero padding 1. */
   static double[][][] conv(double[][][] in, double[] w, int wo, int bo, int ci, int co) {
-    double[][][] out = new double[co][10][10];
-    for (int o = 0; o < co; o++) for (int y = 0; y < 10; y++) for (int x = 0; x < 10; x++) {
+    int n = in[0].length;
+    double[][][] out = new double[co][n][n];
+    for (int o = 0; o < co; o++) for (int y = 0; y < n; y++) for (int x = 0; x < n; x++) {
       double s = w[bo + o];
       for (int i = 0; i < ci; i++) for (int dy = -1; dy <= 1; dy++) for (int dx = -1; dx <= 1; dx++) {
         int yy = y + dy, xx = x + dx;
-        if (yy >= 0 && yy < 10 && xx >= 0 && xx < 10) s += w[wo + ((o * ci + i) * 3 + dy + 1) * 3 + dx + 1] * in[i][yy][xx];
+        if (yy >= 0 && yy < n && xx >= 0 && xx < n) s += w[wo + ((o * ci + i) * 3 + dy + 1) * 3 + dx + 1] * in[i][yy][xx];
       }
       out[o][y][x] = Math.max(0, s);
     }
+    return out;
+  }
+
+  /** The 8 x 8 interior of a [c][10][10] map (the crop). */
+  static double[][][] interior(double[][][] a) {
+    double[][][] out = new double[a.length][8][8];
+    for (int c = 0; c < a.length; c++) for (int y = 0; y < 8; y++) for (int x = 0; x < 8; x++) out[c][y][x] = a[c][y + 1][x + 1];
     return out;
   }
 
@@ -193,6 +204,35 @@ class ConvPolicyTest {
     gradCheck(new ConvPolicy.Config(8, 6, 1, 5, 23, 3), 2, 25, 1, 12, false, 1e-7);
   }
 
+  @Test
+  void gradientsMatchOnTheCroppedInterior() {
+    // crop: all parameters at C = 2 (two and three convolutions); C = 16 with four convolutions, two
+    // threads, more rows than a backward block; C = 8 (the pair path is off with crop) on -3..3 bytes,
+    // which put non-zero inputs on the outer ring (conv1's weight gradient gathers from the ring too).
+    gradCheck(new ConvPolicy.Config(2, 4, 1, 5, 31, 2, true), 3, 2, 1, Integer.MAX_VALUE);
+    gradCheck(new ConvPolicy.Config(2, 4, 2, 5, 32, 3, true), 3, 2, 2, Integer.MAX_VALUE);
+    gradCheck(new ConvPolicy.Config(16, 6, 1, 5, 33, 4, true), 2, 25, 2, 10, false, 1e-7);
+    gradCheck(new ConvPolicy.Config(8, 4, 1, 5, 34, 2, true), 1, 13, 1, 12, true, 1e-7);
+  }
+
+  @Test
+  void cropHasTheDocumentedSizesAndRoundTrips(@TempDir Path tmp) throws Exception {
+    var whole = new ConvPolicy.Config(16, 256, 2, 5, 1, 4);
+    var crop = new ConvPolicy.Config(16, 256, 2, 5, 1, 4, true);
+    // The projection reads 64 cells instead of 100; nothing else changes size.
+    assertThat(new ConvPolicy(whole).params().size() - new ConvPolicy(crop).params().size()).isEqualTo(36 * 16 * 256);
+    // 36*64*16 + 9*64*16^2*3 + 64*16*256 + 3*256^2*2 + 6*256 (whole board: 1,553,152).
+    assertThat(crop.forwardMacs()).isEqualTo(1_136_128);
+    assertThat(whole.forwardMacs()).isEqualTo(1_553_152);
+    Path f = tmp.resolve("c.safetensors");
+    var net = new ConvPolicy(new ConvPolicy.Config(3, 8, 1, 5, 4, 2, true));
+    Policies.save(f, net, Map.of());
+    PolicyNet back = Policies.load(f);
+    assertThat(((ConvPolicy) back).config().crop()).isTrue();
+    assertThat(back.params().data).containsExactly(net.params().data);
+    assertThat(ConvPolicy.Config.fromJson("{\"channels\":3,\"hidden\":8,\"layers\":1,\"actions\":5,\"seed\":4,\"convs\":2}").crop()).isFalse();
+  }
+
   static byte[] anyBytes(Rng rng, int rows) {
     byte[] obs = new byte[rows * O];
     for (int i = 0; i < obs.length; i++) obs[i] = (byte) (rng.nextFloat() < 0.3f ? rng.nextInt(7) - 3 : 0);
@@ -253,6 +293,7 @@ class ConvPolicyTest {
   void stepOverTStepsEqualsForwardOverTheSegment() {
     stepEqualsForward(new ConvPolicy.Config(4, 24, 2, 5, 9));
     stepEqualsForward(new ConvPolicy.Config(4, 24, 1, 5, 9, 4)); // the rollout's middle maps alternate between two buffers
+    stepEqualsForward(new ConvPolicy.Config(16, 24, 1, 5, 9, 3, true));
   }
 
   private static void stepEqualsForward(ConvPolicy.Config cfg) {
@@ -310,6 +351,7 @@ class ConvPolicyTest {
     backwardBitIdentical(new ConvPolicy.Config(16, 16, 1, 5, 2));
     backwardBitIdentical(new ConvPolicy.Config(16, 16, 1, 5, 2, 3));
     backwardBitIdentical(new ConvPolicy.Config(8, 16, 1, 5, 2, 4));
+    backwardBitIdentical(new ConvPolicy.Config(16, 16, 1, 5, 2, 3, true));
   }
 
   private static void backwardBitIdentical(ConvPolicy.Config cfg) {

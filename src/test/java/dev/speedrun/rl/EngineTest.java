@@ -30,4 +30,14 @@ class EngineTest {
     assertThat(Recipe.fromStored(Map.of("policy", "conv")).convs()).isEqualTo(2);
     assertThat(((ConvPolicy) Engine.policy(Recipe.CONV, 1)).config().convs()).isEqualTo(2);
   }
+
+  @Test
+  void cropReachesThePolicyAndOlderRunsReadAsTheWholeBoard() {
+    assertThat(Recipe.fromStored(Map.of("policy", "conv")).crop()).isFalse();
+    assertThat(((ConvPolicy) Engine.policy(Recipe.CONV, 1)).config().crop()).isFalse();
+    Recipe r = Recipe.CONV.with(Map.of("crop", "true"));
+    ConvPolicy net = (ConvPolicy) Engine.policy(r, 1);
+    assertThat(net.config().crop()).isTrue();
+    assertThat(net.params().tensor("proj.weight").size()).isEqualTo(128 * 64 * 16);
+  }
 }
