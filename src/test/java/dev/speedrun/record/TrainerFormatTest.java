@@ -25,7 +25,7 @@ class TrainerFormatTest {
     String before = System.getProperty("speedrun.root");
     System.setProperty("speedrun.root", tmp.toString()); // not a git checkout: revision "unknown", never dirty
     try {
-      Recipe r = Recipe.PINNED.with(Map.of("numEnvs", "16", "horizon", "8", "minibatchSegments", "8", "hidden", "16",
+      Recipe r = Recipe.BASE.with(Map.of("numEnvs", "16", "horizon", "8", "minibatchSegments", "8", "hidden", "16",
           "layers", "1", "totalSteps", "256", "checkpointInterval", "1", "valInterval", "1", "valLevels", "2", "warmupIterations", "0"));
       List<Level> levels = List.of(Formats.parseXsb("#####\n#@$.#\n#####", "t"), Formats.parseXsb("######\n#@ $.#\n######", "t"));
       Path src = SyntheticRun.sourceRoot(tmp.resolve("repo"));

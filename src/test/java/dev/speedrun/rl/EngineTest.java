@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class EngineTest {
   @Test
   void muonTakesTheHiddenMatricesOfADeeperConvPolicy() {
-    Recipe r = Recipe.PINNED.with(Map.of("policy", "conv", "channels", "4", "hidden", "8", "layers", "2", "convs", "4",
+    Recipe r = Recipe.BASE.with(Map.of("policy", "conv", "channels", "4", "hidden", "8", "layers", "2", "convs", "4",
         "optimizer", "muon"));
     PolicyNet net = Engine.policy(r, 1);
     assertThat(((ConvPolicy) net).config().convs()).isEqualTo(4);
@@ -26,7 +26,7 @@ class EngineTest {
 
   @Test
   void convsDefaultsToTwoAndOlderRunsReadAsTwo() {
-    assertThat(Recipe.PINNED.convs()).isEqualTo(2);
+    assertThat(Recipe.BASE.convs()).isEqualTo(2);
     assertThat(Recipe.fromStored(Map.of("policy", "conv")).convs()).isEqualTo(2);
     assertThat(((ConvPolicy) Engine.policy(Recipe.CONV, 1)).config().convs()).isEqualTo(2);
   }

@@ -46,12 +46,16 @@ class RecipeTest {
     assertThat(Recipe.named("pinned")).isEqualTo(Recipe.PINNED);
     assertThat(Recipe.PINNED.differencesFrom(Recipe.PINNED)).isEmpty();
     Map<String, String> d = Recipe.LLM_AGENT.differencesFrom(Recipe.PINNED);
-    assertThat(d).containsEntry("trainLevels", Recipe.LLM_AGENT.trainLevels()).doesNotContainKey("optimizer");
+    assertThat(d).containsEntry("trainLevels", Recipe.LLM_AGENT.trainLevels()).containsEntry("policy", "default");
     assertThat(Recipe.PINNED.with(d)).isEqualTo(Recipe.LLM_AGENT);
+    assertThat(Recipe.LLM_AGENT.differencesFrom(Recipe.BASE)).doesNotContainKey("optimizer");
     assertThat(Recipe.named("llm-agent")).isEqualTo(Recipe.LLM_AGENT);
     assertThat(Recipe.named("conv")).isEqualTo(Recipe.CONV);
-    assertThat(Recipe.CONV.differencesFrom(Recipe.PINNED)).containsOnlyKeys("policy", "channels", "layers", "totalSteps");
+    assertThat(Recipe.named("base")).isEqualTo(Recipe.BASE);
+    assertThat(Recipe.CONV.differencesFrom(Recipe.BASE)).containsOnlyKeys("policy", "channels", "layers", "totalSteps");
     assertThat(Recipe.PINNED.with(Recipe.CONV.differencesFrom(Recipe.PINNED))).isEqualTo(Recipe.CONV);
+    // The pinned recipe is the conv candidate with the five changes of sessions 4-6.
+    assertThat(Recipe.PINNED.differencesFrom(Recipe.CONV)).containsOnlyKeys("optimizer", "hidden", "layers", "convs", "crop");
     assertThat(TrainingLevels.isPath(Recipe.LLM_AGENT.trainLevels())).isTrue();
     assertThatThrownBy(() -> Recipe.named("fast")).isInstanceOf(UserError.class).hasMessageContaining("fast")
         .hasMessageContaining("llm-agent");
@@ -59,13 +63,15 @@ class RecipeTest {
 
   @Test
   void policyConvBuildsAConvPolicyWithTheRecipesSizes() {
-    Recipe r = Recipe.PINNED.with(Map.of("policy", "conv", "channels", "4", "hidden", "16", "layers", "1"));
+    Recipe r = Recipe.BASE.with(Map.of("policy", "conv", "channels", "4", "hidden", "16", "layers", "1"));
     var net = Engine.policy(r, 3);
     assertThat(net).isInstanceOf(dev.speedrun.nn.ConvPolicy.class);
     assertThat(((dev.speedrun.nn.ConvPolicy) net).config()).isEqualTo(new dev.speedrun.nn.ConvPolicy.Config(4, 16, 1, 5, 3));
     // conv1 3,600 C + conv2 900 C^2 + proj 100 C H + minGRU 3 H^2 + heads 6 H, plus elementwise 20 H L + 2000 C.
     assertThat(Engine.forwardMacs(r)).isEqualTo(14_400 + 14_400 + 6_400 + 768 + 96 + 320 + 8_000);
-    assertThat(Engine.policy(Recipe.PINNED, 3)).isInstanceOf(dev.speedrun.nn.DefaultPolicy.class);
+    assertThat(Engine.policy(Recipe.BASE, 3)).isInstanceOf(dev.speedrun.nn.DefaultPolicy.class);
+    assertThat(((dev.speedrun.nn.ConvPolicy) Engine.policy(Recipe.PINNED, 3)).config())
+        .isEqualTo(new dev.speedrun.nn.ConvPolicy.Config(16, 256, 2, 5, 3, 4, true));
     assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("policy", "mlp"))).isInstanceOf(UserError.class).hasMessageContaining("policy");
   }
 
@@ -87,12 +93,12 @@ class RecipeTest {
   /** Checkpoints written before the level-sampling fields existed match a recipe that keeps them at their defaults. */
   @Test
   void storedRecipeTextWithoutLaterFields() {
-    Recipe r = Recipe.PINNED.with(Map.of("numEnvs", "64"));
+    Recipe r = Recipe.BASE.with(Map.of("numEnvs", "64"));
     String now = r.toString();
     String old = now.substring(0, now.indexOf(", levelSampling=")) + "]";
     assertThat(r.matchesStored(now)).isTrue();
     assertThat(r.matchesStored(old)).isTrue();
-    assertThat(Recipe.PINNED.matchesStored(old)).isFalse();
+    assertThat(Recipe.BASE.matchesStored(old)).isFalse();
     assertThat(r.with(Map.of("levelSampling", "plr")).matchesStored(old)).isFalse();
     assertThat(r.with(Map.of("plrBufferSize", "5000")).matchesStored(old)).isFalse();
     // A later generation: the level-sampling fields present, the segment-sampling ones not yet.

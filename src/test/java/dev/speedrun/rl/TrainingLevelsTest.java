@@ -39,7 +39,7 @@ class TrainingLevelsTest {
   }
 
   static Recipe recipe(String trainLevels, int valLevels) {
-    return Recipe.PINNED.with(Map.of("trainLevels", trainLevels, "valLevels", String.valueOf(valLevels)));
+    return Recipe.BASE.with(Map.of("trainLevels", trainLevels, "valLevels", String.valueOf(valLevels)));
   }
 
   @Test
