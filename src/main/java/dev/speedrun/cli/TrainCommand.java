@@ -37,8 +37,9 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--resume", paramLabel = "RUN_DIR", description = "Continue the run in RUN_DIR from its latest checkpoint.")
   Path resume;
 
-  @Option(names = "--recipe", paramLabel = "NAME", description = "Named recipe to start from: pinned (default), conv (the record candidate: conv policy) or llm-agent "
-      + "(the LLM-track agent, trained on generated LLM-track puzzles; any recipe but pinned marks the run overridden).")
+  @Option(names = "--recipe", paramLabel = "NAME", description = "Named recipe to start from: pinned (default: the record recipe, conv policy), base (the first pinned "
+      + "recipe, gather-embedding policy), conv (the conv candidate of sessions 2-5) or llm-agent (the LLM-track agent, trained "
+      + "on generated LLM-track puzzles); any recipe but pinned marks the run overridden.")
   String recipeName;
 
   @Option(names = "--imitate", paramLabel = "JSONL", description = "Warm start by behaviour cloning of the gold answers of this LLM-track "
