@@ -35,12 +35,13 @@ import jdk.incubator.vector.VectorSpecies;
  * weights, and proj.weight^T, are rebuilt from them at the start of every pass):
  * <ul>
  *   <li>Feature maps are channels-last; a1 (and the backward pass's dLoss/da2, dLoss/da1) live in
- *       padded 12 x 12 maps with a zero border, so no tap needs a bounds test.
+ *       padded (S + 2) x (S + 2) maps with a zero border (S = 10, or 8 with crop), so no tap needs
+ *       a bounds test.
  *   <li>conv1 is a table gather: a cell's 4 planes form a 4-bit pattern, and conv1.weight summed
  *       per tap and pattern gives a table [9][16][C]; a cell of a1 is the bias plus 9 table rows
  *       (9 vector adds instead of 36 C multiply-adds). Inputs other than 0/1 bytes take a general
  *       path (a multiply-add per non-zero plane and tap) with the same function.
- *   <li>conv2 is a direct convolution: for one board row of 10 cells, 10 vector accumulators along
+ *   <li>conv2 is a direct convolution: for one board row of 10 cells (8 with crop), as many vector accumulators along
  *       the output channels, one weight vector load feeding 10 FMAs with broadcast inputs. When
  *       2C equals the vector width (C = 8 on AVX-512) two rows of the batch run together, lane
  *       2c + j holding channel c of row j (inputs broadcast as float pairs), so no lane idles; the
@@ -51,10 +52,10 @@ import jdk.incubator.vector.VectorSpecies;
  *       cells each one feeds). They are summed per block of {@value #BLOCK} rows (a multiple of it for
  *       C above about 20), then the blocks in order, so results do not depend on the thread count.
  *   <li>The convolutions are split over {@link #setWorkers workers} by rows (rollout step, training
- *       forward and backward); the training forward keeps padded a1 ([R][144][C] floats) for the
+ *       forward and backward); the training forward keeps padded a1 ([R][(S + 2)^2][C] floats) for the
  *       backward pass, besides a2 [R][P][C] and x0.
  *   <li>Deeper stacks (convs > 2) run the same direct-convolution kernel layer by layer (no row
- *       pairs); the training forward keeps each middle map padded ([R][144][C] floats each) and the
+ *       pairs); the training forward keeps each middle map padded ([R][(S + 2)^2][C] floats each) and the
  *       backward pass walks them in reverse per chunk, each layer's weight gradient against its kept
  *       input, then the adjoint through that input's ReLU.
  * </ul>
@@ -121,7 +122,7 @@ public final class ConvPolicy implements PolicyNet {
 
     /** Multiply-adds of one forward step for one environment (matrix products only). */
     public double forwardMacs() {
-      double c = channels, h = hidden, n = crop ? 64 : P;
+      double c = channels, h = hidden, n = crop ? (SIDE - 2) * (SIDE - 2) : P;
       return 36 * n * c + 9 * n * c * c * (convs - 1) + n * c * h + 3 * h * h * layers + (actions + 1) * h;
     }
   }
@@ -530,14 +531,6 @@ public final class ConvPolicy implements PolicyNet {
   }
 
   /**
-   * One board row y (10 cells) of a 3x3 convolution over a padded channels-last map, output channels
-   * [j, j + V): acc[x] = bias + sum_k sum_ci in[pad(y, x) + OFF[k]][ci] * w[k][ci][j...], ten
-   * accumulators so each weight vector load feeds ten FMAs. With {@code mask} null the output is
-   * relu(acc), written at {@code oo} unpadded ([P][C]) or, with {@code padOut}, padded ([PP][C], the
-   * input of a further convolution); otherwise it is acc where mask[...] > 0 (the ReLU's derivative)
-   * else 0, written padded ([PP][C]) at {@code oo}, the mask read from the padded map at {@code mo}.
-   */
-  /**
    * A whole map of a 3x3 convolution: {@link #convTile} (10 cells a row) or, on the crop's 8 x 8
    * maps, {@link #convTile8}, for every row y and vector of output channels j.
    */
@@ -550,6 +543,14 @@ public final class ConvPolicy implements PolicyNet {
     }
   }
 
+  /**
+   * One board row y (10 cells) of a 3x3 convolution over a padded channels-last map, output channels
+   * [j, j + V): acc[x] = bias + sum_k sum_ci in[pad(y, x) + OFF[k]][ci] * w[k][ci][j...], ten
+   * accumulators so each weight vector load feeds ten FMAs. With {@code mask} null the output is
+   * relu(acc), written at {@code oo} unpadded ([P][C]) or, with {@code padOut}, padded ([PP][C], the
+   * input of a further convolution); otherwise it is acc where mask[...] > 0 (the ReLU's derivative)
+   * else 0, written padded ([PP][C]) at {@code oo}, the mask read from the padded map at {@code mo}.
+   */
   private void convTile(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, boolean padOut,
       float[] mask, int mo) {
     int c = C, cv = CV;
@@ -604,7 +605,11 @@ public final class ConvPolicy implements PolicyNet {
     }
   }
 
-  /** {@link #convTile} for a row of 8 cells (the crop's maps): eight accumulators. */
+  /**
+   * {@link #convTile} for a row of 8 cells (the crop's maps): eight accumulators. Written out as a
+   * copy rather than sharing a helper: the accumulators must stay in registers (a vector passed to a
+   * callee C2 does not inline is boxed; see the note in convTile's backward branch).
+   */
   private void convTile8(float[] in, int io, float[] w, int j, int y, float[] bias, float[] out, int oo, boolean padOut,
       float[] mask, int mo) {
     int c = C, cv = CV;
