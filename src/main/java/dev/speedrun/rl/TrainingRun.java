@@ -229,6 +229,7 @@ public final class TrainingRun {
     java.util.function.Supplier<Double> clock = () -> clockBase + (System.nanoTime() - segStart) / 1e9;
     long iterationsHere = 0;
     Path lastCheckpoint = null;
+    boolean stoppedEarly = false;
     while (!tr.finished()) {
       long i0 = System.nanoTime();
       m = tr.iterate();
@@ -264,10 +265,16 @@ public final class TrainingRun {
         val = Trainer.validate(tr.policy(), setup.validation());
         row.put("val/solve_rate", val);
         log.printf("val: iter %d step %d solve_rate %.4f (%d levels)%n", m.iteration(), m.globalStep(), val, setup.validation().size());
+        stoppedEarly = r.stopValSolveRate() > 0 && val >= r.stopValSolveRate();
       }
       appendMetrics(row);
       log.println(stepLine(m, total, now, sps) + plrLine(tr));
       dash.update(m, total, r.totalSteps(), now, sps, avgSps, val, nEnv, nFwd, nLearn, stepLine(m, total, now, sps));
+      if (stoppedEarly) {
+        log.printf("early stop: validation solve rate %.4f >= stopValSolveRate %.4f at iteration %d, step %d%n", val,
+            r.stopValSolveRate(), m.iteration(), m.globalStep());
+        break;
+      }
       if (stopAfter >= 0 && iterationsHere >= stopAfter) {
         return new Result(run, false, false, now, tr.globalStep(), tr.iteration(), lastCheckpoint, val, m.solveRate());
       }
@@ -296,6 +303,7 @@ public final class TrainingRun {
     sum.put("train_seconds", trainSeconds);
     sum.put("steps", tr.globalStep());
     sum.put("iterations", tr.iteration());
+    sum.put("stopped_early", stoppedEarly);
     sum.put("seed", setup.seed());
     sum.put("threads", setup.threads());
     sum.put("overridden", setup.overridden());

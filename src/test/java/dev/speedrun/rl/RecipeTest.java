@@ -55,7 +55,8 @@ class RecipeTest {
     assertThat(Recipe.CONV.differencesFrom(Recipe.BASE)).containsOnlyKeys("policy", "channels", "layers", "totalSteps");
     assertThat(Recipe.PINNED.with(Recipe.CONV.differencesFrom(Recipe.PINNED))).isEqualTo(Recipe.CONV);
     // The pinned recipe is the conv candidate with the five changes of sessions 4-6.
-    assertThat(Recipe.PINNED.differencesFrom(Recipe.CONV)).containsOnlyKeys("optimizer", "hidden", "layers", "convs", "crop");
+    assertThat(Recipe.PINNED.differencesFrom(Recipe.CONV)).containsOnlyKeys("optimizer", "hidden", "layers", "convs", "crop", "shards",
+        "totalSteps", "valLevels", "valInterval", "stopValSolveRate");
     assertThat(TrainingLevels.isPath(Recipe.LLM_AGENT.trainLevels())).isTrue();
     assertThatThrownBy(() -> Recipe.named("fast")).isInstanceOf(UserError.class).hasMessageContaining("fast")
         .hasMessageContaining("llm-agent");

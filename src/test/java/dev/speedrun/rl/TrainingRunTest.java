@@ -87,6 +87,50 @@ class TrainingRunTest {
     assertThat(d.resolve("it-000006/trainer.bin")).doesNotExist();
   }
 
+  /**
+   * Early stop on validation: a run stops after the first validation at or above stopValSolveRate,
+   * having trained exactly as the full run did up to there; a threshold no validation reaches runs
+   * the whole schedule.
+   */
+  @Test
+  void earlyStopEndsAtTheFirstValidationThatReachesTheThreshold(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of("totalSteps", "8192", "valInterval", "2", "hidden", "128"));
+    TrainingRun.Result full = TrainingRun.start(straightPushes(r), tmp.resolve("full"), Dashboard.silent());
+    List<Map<String, Object>> rows = rows(tmp.resolve("full/metrics.jsonl"));
+    Map<String, Object> firstSolve = rows.stream()
+        .filter(m -> m.get("val/solve_rate") instanceof Number v && v.doubleValue() > 0 && !m.containsKey("final"))
+        .findFirst().orElseThrow(() -> new AssertionError("no in-training validation solved a level: " + rows));
+    long stopIteration = ((Number) firstSolve.get("iteration")).longValue();
+    double stopVal = ((Number) firstSolve.get("val/solve_rate")).doubleValue();
+    assertThat(stopIteration).isLessThan(full.iterations());
+
+    Recipe early = r.with(Map.of("stopValSolveRate", Float.toString((float) stopVal - 1e-6f)));
+    TrainingRun.Result stopped = TrainingRun.start(straightPushes(early), tmp.resolve("early"), Dashboard.silent());
+    assertThat(stopped.finished()).isTrue();
+    assertThat(stopped.iterations()).isEqualTo(stopIteration);
+    assertThat(stopped.valSolveRate()).isEqualTo(stopVal);
+    List<Map<String, Object>> earlyRows = rows(tmp.resolve("early/metrics.jsonl"));
+    for (int k = 0; k < stopIteration; k++) {
+      assertThat(earlyRows.get(k).get("losses/policy_loss")).isEqualTo(rows.get(k).get("losses/policy_loss"));
+    }
+    assertThat(Files.readString(tmp.resolve("early/summary.json"))).contains("\"stopped_early\" : true");
+    assertThat(Files.readString(tmp.resolve("early/log.txt"))).contains("early stop: validation solve rate");
+    assertThat(Files.readString(tmp.resolve("full/summary.json"))).contains("\"stopped_early\" : false");
+
+    Recipe never = r.with(Map.of("stopValSolveRate", "1"));
+    double best = rows.stream().filter(m -> m.get("val/solve_rate") instanceof Number).mapToDouble(m -> ((Number) m.get("val/solve_rate")).doubleValue()).max().orElse(0);
+    if (best < 1) {
+      TrainingRun.Result all = TrainingRun.start(straightPushes(never), tmp.resolve("never"), Dashboard.silent());
+      assertThat(all.iterations()).isEqualTo(full.iterations());
+    }
+  }
+
+  /** Seed 5, validated on levels one straight push run solves (so that some greedy validation solves one early). */
+  private static TrainingRun.Setup straightPushes(Recipe r) {
+    TrainingRun.Setup s = setup(r, 5);
+    return new TrainingRun.Setup(r, s.overrides(), 5, 1, s.train(), Fixtures.easyLevels(40, 2, 5, true), s.levelSource(), s.factory());
+  }
+
   @Test
   void killedAndResumedRunEndsBitIdentical(@TempDir Path tmp) throws Exception {
     killAndResume(tmp, small(Map.of()));
