@@ -125,6 +125,41 @@ class TrainingRunTest {
     }
   }
 
+  /**
+   * A run kept (latest checkpoint, gzipped log and metrics), restored elsewhere and resumed ends bit
+   * for bit as the uninterrupted run; keeping again replaces the kept copy; restore never overwrites.
+   */
+  @Test
+  void keptRunRestoresAndResumesBitIdentical(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of());
+    TrainingRun.Result whole = TrainingRun.start(setup(r, 9), tmp.resolve("whole"), Dashboard.silent());
+    TrainingRun.start(setup(r, 9), tmp.resolve("cut"), Dashboard.silent(), 3); // checkpoint at 2 only
+    Path kept = tmp.resolve("kept/cut");
+    KeptRun.keep(tmp.resolve("cut"), kept);
+    TrainingRun.start(setup(r, 9), tmp.resolve("cut2"), Dashboard.silent(), 5); // checkpoints 2 and 4
+    KeptRun.keep(tmp.resolve("cut2"), kept);
+    try (var s = Files.list(kept.resolve("checkpoints"))) {
+      assertThat(s.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly("it-000004", "latest");
+    }
+    assertThat(kept.resolve("metrics.jsonl.gz")).exists();
+    assertThat(kept.resolve("metrics.jsonl")).doesNotExist();
+    assertThat(tmp.resolve("kept").toFile().list()).containsExactly("cut");
+
+    Path back = tmp.resolve("elsewhere/run");
+    KeptRun.restore(kept, back);
+    assertThat(Files.readAllLines(back.resolve("metrics.jsonl"))).isEqualTo(Files.readAllLines(tmp.resolve("cut2/metrics.jsonl")));
+    TrainingRun.Result resumed = TrainingRun.resume(setup(r, 9), back, Dashboard.silent());
+    assertThat(resumed.finished()).isTrue();
+    assertSameCheckpoint(whole.checkpoint(), resumed.checkpoint());
+
+    byte[] before = Files.readAllBytes(back.resolve("metrics.jsonl"));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> KeptRun.restore(kept, back)).isInstanceOf(dev.speedrun.UserError.class)
+        .hasMessageContaining("exists already");
+    assertThat(Files.readAllBytes(back.resolve("metrics.jsonl"))).isEqualTo(before);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> KeptRun.keep(tmp.resolve("kept"), tmp.resolve("k2")))
+        .isInstanceOf(dev.speedrun.UserError.class).hasMessageContaining("not a run directory");
+  }
+
   /** Seed 5, validated on levels one straight push run solves (so that some greedy validation solves one early). */
   private static TrainingRun.Setup straightPushes(Recipe r) {
     TrainingRun.Setup s = setup(r, 5);

@@ -1,0 +1,109 @@
+package dev.speedrun.rl;
+
+import dev.speedrun.UserError;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * A run kept resumable across machines: the least of a run directory that {@code train --resume}
+ * needs, small enough to commit, for runs longer than a machine lives (a session's machine may be
+ * new, with nothing of the last one's runs/).
+ *
+ * <pre>
+ *   KEPT/run.json, summary.json, eval.json, ...   the run's other top-level files, as they are
+ *   KEPT/log.txt.gz, KEPT/metrics.jsonl.gz         the log and the metrics, gzipped (they grow by a line per iteration)
+ *   KEPT/checkpoints/latest, KEPT/checkpoints/it-N/ the latest checkpoint, whole (policy, trainer state, meta)
+ * </pre>
+ *
+ * {@link #keep} replaces KEPT whole (written beside it, then swapped in); {@link #restore} makes a
+ * new run directory from it and never writes over an existing one. A restored run resumes bit for
+ * bit as the original would have from its latest checkpoint.
+ */
+public final class KeptRun {
+  private static final String[] GZIPPED = {"log.txt", "metrics.jsonl"};
+
+  private KeptRun() {}
+
+  /** Copies the resumable core of run directory {@code run} to {@code kept}, replacing what was there. */
+  public static void keep(Path run, Path kept) throws IOException {
+    if (!Files.isRegularFile(run.resolve("run.json"))) throw new UserError(run + " is not a run directory (no run.json)");
+    Path ck = Checkpoints.latest(run);
+    if (!Files.isRegularFile(ck.resolve("trainer.bin"))) throw new UserError(ck + " has no trainer.bin: it cannot be resumed");
+    if (kept.toAbsolutePath().normalize().startsWith(run.toAbsolutePath().normalize())) {
+      throw new UserError(kept + " is inside the run directory " + run);
+    }
+    Path parent = kept.toAbsolutePath().getParent();
+    Files.createDirectories(parent);
+    Path tmp = parent.resolve(".tmp-" + kept.getFileName());
+    Checkpoints.deleteTree(tmp);
+    Files.createDirectories(tmp);
+    try (var s = Files.list(run)) {
+      for (Path f : s.filter(Files::isRegularFile).toList()) {
+        String name = f.getFileName().toString();
+        if (isGzipped(name)) gzip(f, tmp.resolve(name + ".gz"));
+        else Files.copy(f, tmp.resolve(name));
+      }
+    }
+    Path cks = Files.createDirectories(Checkpoints.dir(tmp));
+    copyTree(ck, cks.resolve(ck.getFileName()));
+    Files.writeString(cks.resolve("latest"), ck.getFileName() + "\n");
+    Path old = parent.resolve(".old-" + kept.getFileName());
+    Checkpoints.deleteTree(old);
+    if (Files.exists(kept)) Files.move(kept, old);
+    Files.move(tmp, kept);
+    Checkpoints.deleteTree(old);
+  }
+
+  /** Makes run directory {@code run} (which must not exist) from kept run {@code kept}. */
+  public static void restore(Path kept, Path run) throws IOException {
+    if (!Files.isRegularFile(kept.resolve("run.json"))) throw new UserError(kept + " is not a kept run (no run.json)");
+    if (Files.exists(run)) throw new UserError(run + " exists already; restore into a new directory (nothing was written)");
+    Path ck = Checkpoints.latest(kept);
+    Path parent = run.toAbsolutePath().getParent();
+    Files.createDirectories(parent);
+    Path tmp = parent.resolve(".tmp-" + run.getFileName());
+    Checkpoints.deleteTree(tmp);
+    Files.createDirectories(tmp);
+    try (var s = Files.list(kept)) {
+      for (Path f : s.filter(Files::isRegularFile).toList()) {
+        String name = f.getFileName().toString();
+        if (name.endsWith(".gz") && isGzipped(name.substring(0, name.length() - 3))) gunzip(f, tmp.resolve(name.substring(0, name.length() - 3)));
+        else Files.copy(f, tmp.resolve(name));
+      }
+    }
+    Path cks = Files.createDirectories(Checkpoints.dir(tmp));
+    copyTree(ck, cks.resolve(ck.getFileName()));
+    Files.writeString(cks.resolve("latest"), ck.getFileName() + "\n");
+    Files.move(tmp, run);
+  }
+
+  private static boolean isGzipped(String name) {
+    for (String g : GZIPPED) if (g.equals(name)) return true;
+    return false;
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    Files.createDirectories(to);
+    try (var s = Files.list(from)) {
+      for (Path f : s.filter(Files::isRegularFile).toList()) Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+    }
+  }
+
+  private static void gzip(Path from, Path to) throws IOException {
+    try (InputStream in = Files.newInputStream(from); OutputStream out = new GZIPOutputStream(Files.newOutputStream(to), 1 << 16)) {
+      in.transferTo(out);
+    }
+  }
+
+  private static void gunzip(Path from, Path to) throws IOException {
+    try (InputStream in = new GZIPInputStream(Files.newInputStream(from), 1 << 16); OutputStream out = Files.newOutputStream(to)) {
+      in.transferTo(out);
+    }
+  }
+}
