@@ -39,20 +39,7 @@ public final class KeptRun {
       throw new UserError(kept + " is inside the run directory " + run);
     }
     Path parent = kept.toAbsolutePath().getParent();
-    Files.createDirectories(parent);
-    Path tmp = parent.resolve(".tmp-" + kept.getFileName());
-    Checkpoints.deleteTree(tmp);
-    Files.createDirectories(tmp);
-    try (var s = Files.list(run)) {
-      for (Path f : s.filter(Files::isRegularFile).toList()) {
-        String name = f.getFileName().toString();
-        if (isGzipped(name)) gzip(f, tmp.resolve(name + ".gz"));
-        else Files.copy(f, tmp.resolve(name));
-      }
-    }
-    Path cks = Files.createDirectories(Checkpoints.dir(tmp));
-    copyTree(ck, cks.resolve(ck.getFileName()));
-    Files.writeString(cks.resolve("latest"), ck.getFileName() + "\n");
+    Path tmp = copyCore(run, ck, parent.resolve(".tmp-" + kept.getFileName()), true);
     Path old = parent.resolve(".old-" + kept.getFileName());
     Checkpoints.deleteTree(old);
     if (Files.exists(kept)) Files.move(kept, old);
@@ -65,22 +52,30 @@ public final class KeptRun {
     if (!Files.isRegularFile(kept.resolve("run.json"))) throw new UserError(kept + " is not a kept run (no run.json)");
     if (Files.exists(run)) throw new UserError(run + " exists already; restore into a new directory (nothing was written)");
     Path ck = Checkpoints.latest(kept);
-    Path parent = run.toAbsolutePath().getParent();
-    Files.createDirectories(parent);
-    Path tmp = parent.resolve(".tmp-" + run.getFileName());
+    Path tmp = copyCore(kept, ck, run.toAbsolutePath().getParent().resolve(".tmp-" + run.getFileName()), false);
+    Files.move(tmp, run);
+  }
+
+  /**
+   * Writes into a fresh {@code tmp} the top-level files of {@code from} (gzipping the log and metrics
+   * when {@code pack}, else gunzipping them) and checkpoint {@code ck} as the only one; returns tmp.
+   */
+  private static Path copyCore(Path from, Path ck, Path tmp, boolean pack) throws IOException {
     Checkpoints.deleteTree(tmp);
     Files.createDirectories(tmp);
-    try (var s = Files.list(kept)) {
+    try (var s = Files.list(from)) {
       for (Path f : s.filter(Files::isRegularFile).toList()) {
         String name = f.getFileName().toString();
-        if (name.endsWith(".gz") && isGzipped(name.substring(0, name.length() - 3))) gunzip(f, tmp.resolve(name.substring(0, name.length() - 3)));
-        else Files.copy(f, tmp.resolve(name));
+        if (pack && isGzipped(name)) gzip(f, tmp.resolve(name + ".gz"));
+        else if (!pack && name.endsWith(".gz") && isGzipped(name.substring(0, name.length() - 3))) {
+          gunzip(f, tmp.resolve(name.substring(0, name.length() - 3)));
+        } else Files.copy(f, tmp.resolve(name));
       }
     }
     Path cks = Files.createDirectories(Checkpoints.dir(tmp));
     copyTree(ck, cks.resolve(ck.getFileName()));
     Files.writeString(cks.resolve("latest"), ck.getFileName() + "\n");
-    Files.move(tmp, run);
+    return tmp;
   }
 
   private static boolean isGzipped(String name) {
