@@ -196,8 +196,15 @@ public final class RunDir {
     if (!Files.isRegularFile(f)) return out;
     List<String> lines;
     try {
-      lines = Files.readAllLines(f);
-    } catch (IOException e) {
+      if (f.getFileName().toString().endsWith(".gz")) {
+        try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(
+            new java.util.zip.GZIPInputStream(Files.newInputStream(f)), java.nio.charset.StandardCharsets.UTF_8))) {
+          lines = in.lines().toList();
+        }
+      } else {
+        lines = Files.readAllLines(f);
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
       throw new UserError("cannot read " + f + ": " + e.getMessage());
     }
     for (int i = 0; i < lines.size(); i++) {

@@ -44,10 +44,11 @@ public final class RunPlot {
     }
   }
 
-  /** Rows of {@code metrics.jsonl} under {@code dir}; a clear error when there is none. */
+  /** Rows of {@code metrics.jsonl} (or a kept run's {@code metrics.jsonl.gz}) under {@code dir}; a clear error when there is none. */
   static List<JsonNode> metrics(Path dir) {
     if (!Files.isDirectory(dir)) throw new UserError(dir + ": no such run directory");
     Path f = dir.resolve("metrics.jsonl");
+    if (!Files.isRegularFile(f) && Files.isRegularFile(dir.resolve("metrics.jsonl.gz"))) f = dir.resolve("metrics.jsonl.gz"); // a kept run
     if (!Files.isRegularFile(f)) throw new UserError(dir + " has no metrics.jsonl (not a run directory, or no iteration finished yet)");
     return RunDir.readMetrics(f);
   }

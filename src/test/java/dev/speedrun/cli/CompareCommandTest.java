@@ -47,6 +47,20 @@ class CompareCommandTest {
     assertThat(r[1].lines().filter(l -> l.startsWith("| ") && l.contains(" min |")).count()).isEqualTo(2);
   }
 
+  /** A kept run (./speedrun keep) has its metrics gzipped; it compares as the run it was kept from. */
+  @Test
+  void readsAKeptRunsGzippedMetrics(@TempDir Path dir) throws Exception {
+    Path a = run(dir, "a", 30, 1);
+    Path kept = Files.createDirectories(dir.resolve("kept/a"));
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(kept.resolve("metrics.jsonl.gz")))) {
+      out.write(Files.readAllBytes(a.resolve("metrics.jsonl")));
+    }
+    String[] plain = EvalCommandTest.run("compare", "a=" + a, "--at", "10,20", "--window", "1");
+    String[] gz = EvalCommandTest.run("compare", "a=" + kept, "--at", "10,20", "--window", "1");
+    assertThat(gz[0]).as(gz[2]).isEqualTo("0");
+    assertThat(gz[1]).isEqualTo(plain[1]).contains("| 10M | 10 / 10.0% / -0.900 / 5.0% |");
+  }
+
   @Test
   void badInputIsOneSentenceAndExitTwo(@TempDir Path dir) throws Exception {
     String[] r = EvalCommandTest.run("compare", dir.resolve("missing").toString());
