@@ -330,7 +330,7 @@ public record Recipe(
    *       recipe (seed 42, lost with its machine at 126.6M) learned like the published policy, which
    *       needed about 500M steps to clear the bar.
    *   <li>{@code valLevels} 1000, {@code valInterval} 200, {@code stopValSolveRate} 0.78: validate
-   *       on 1,000 levels every 3.3M steps (about 5 s, 2% of the clock) and stop at 0.78, well clear
+   *       on 1,000 levels every 3.3M steps (about 3 s, 1% of the clock) and stop at 0.78, well clear
    *       of the bar (a lower CI above 0.70 on 1,000 test levels needs about 0.73), so a run that
    *       gets there early does not spend the rest of the schedule.
    * </ul>
