@@ -68,7 +68,6 @@ final class MainJob {
         lvl.source(), TrainingRun.ENGINE);
     TrainingRun.Result res = TrainingRun.start(setup, run, Dashboard.forStdout());
     if (res.interrupted()) {
-      o.printf("interrupted: checkpoint %s; continue with ./speedrun train --resume %s%n", res.checkpoint(), run);
       return 130;
     }
     o.printf("training done: %s on the speedrun clock, %d steps; scoring %s...%n",

@@ -119,7 +119,6 @@ public final class TrainCommand implements Callable<Integer> {
         overrides.isEmpty() ? "pinned recipe" : "overridden recipe " + overrides, s, th, lvl.source());
     TrainingRun.Result res = resume != null ? TrainingRun.resume(setup, run, dash) : TrainingRun.start(setup, run, dash);
     if (res.interrupted()) {
-      System.out.printf("interrupted: checkpoint %s; continue with ./speedrun train --resume %s%n", res.checkpoint(), run);
       return 130;
     }
     if (imitate != null) {

@@ -281,6 +281,9 @@ public final class TrainingRun {
       if (stopRequested) {
         Path ck = checkpoint(tr, clock);
         log.printf("interrupted: checkpoint %s written at iteration %d; resume with --resume %s%n", run.relativize(ck), tr.iteration(), run);
+        // Said here, not by the command: once run() returns, the shutdown hook lets the JVM halt,
+        // which cut the command's own message short mid-line.
+        dash.finish(String.format("interrupted: checkpoint %s; continue with ./speedrun train --resume %s", ck, run));
         return new Result(run, false, true, clock.get(), tr.globalStep(), tr.iteration(), ck, val, m.solveRate());
       }
       if (!last && r.checkpointInterval() > 0 && m.iteration() % r.checkpointInterval() == 0) {
