@@ -73,6 +73,8 @@ public final class TrainingRun {
   private final PrintStream log;
   /** Test hook: stop this process after so many iterations without a final checkpoint (a simulated kill). */
   long stopAfter = -1;
+  /** Test hook: request a graceful stop (as Ctrl-C or SIGTERM does) after so many iterations. */
+  long interruptAfter = -1;
   private volatile boolean stopRequested;
 
   private TrainingRun(Setup setup, Path run, Dashboard dash, PrintStream log) {
@@ -88,6 +90,10 @@ public final class TrainingRun {
   }
 
   static Result start(Setup s, Path run, Dashboard dash, long stopAfter) throws IOException {
+    return start(s, run, dash, stopAfter, -1);
+  }
+
+  static Result start(Setup s, Path run, Dashboard dash, long stopAfter, long interruptAfter) throws IOException {
     if (Files.exists(run.resolve("run.json"))) {
       throw new UserError(run + " already holds a run; use --resume " + run + " or another --out");
     }
@@ -105,6 +111,7 @@ public final class TrainingRun {
       log.flush();
       TrainingRun tr = new TrainingRun(s, run, dash, log);
       tr.stopAfter = stopAfter;
+      tr.interruptAfter = interruptAfter;
       return tr.loop(false);
     }
   }
@@ -278,6 +285,7 @@ public final class TrainingRun {
       if (stopAfter >= 0 && iterationsHere >= stopAfter) {
         return new Result(run, false, false, now, tr.globalStep(), tr.iteration(), lastCheckpoint, val, m.solveRate());
       }
+      if (interruptAfter >= 0 && iterationsHere >= interruptAfter) stopRequested = true;
       if (stopRequested) {
         Path ck = checkpoint(tr, clock);
         log.printf("interrupted: checkpoint %s written at iteration %d; resume with --resume %s%n", run.relativize(ck), tr.iteration(), run);

@@ -352,6 +352,33 @@ class TrainingRunTest {
     return out;
   }
 
+  /**
+   * A graceful stop (Ctrl-C, SIGTERM) between checkpoint intervals writes a checkpoint at that very
+   * iteration, says so on the dashboard as its last line, and the run resumes from it bit for bit.
+   */
+  @Test
+  void interruptedRunCheckpointsThereSaysSoAndResumesBitIdentical(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of());
+    TrainingRun.Result whole = TrainingRun.start(setup(r, 9), tmp.resolve("whole"), Dashboard.silent());
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    Dashboard plain = new Dashboard(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8), false);
+    Path cut = tmp.resolve("cut");
+    TrainingRun.Result stopped = TrainingRun.start(setup(r, 9), cut, plain, -1, 3); // checkpoint interval 2
+    assertThat(stopped.interrupted()).isTrue();
+    assertThat(stopped.finished()).isFalse();
+    assertThat(stopped.iterations()).isEqualTo(3);
+    assertThat(stopped.checkpoint()).isEqualTo(cut.resolve("checkpoints/it-000003"));
+    List<String> lines = out.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+    assertThat(lines).hasSize(4); // three step lines, then the message
+    assertThat(lines.get(3)).isEqualTo("interrupted: checkpoint " + stopped.checkpoint()
+        + "; continue with ./speedrun train --resume " + cut);
+    assertThat(Files.readString(cut.resolve("log.txt"))).contains("interrupted: checkpoint checkpoints/it-000003 written at iteration 3");
+    TrainingRun.Result resumed = TrainingRun.resume(setup(r, 9), cut, Dashboard.silent());
+    assertThat(resumed.finished()).isTrue();
+    assertSameCheckpoint(whole.checkpoint(), resumed.checkpoint());
+    assertThat(Files.readString(cut.resolve("log.txt"))).contains("resume: from checkpoints/it-000003");
+  }
+
   private static void killAndResume(Path tmp, Recipe r) throws Exception {
     TrainingRun.Result whole = TrainingRun.start(setup(r, 9), tmp.resolve("whole"), Dashboard.silent());
     // Dies after 5 iterations (last checkpoint at 4), leaving a half-written checkpoint behind.
