@@ -31,6 +31,10 @@ public final class LeaderboardCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Path root = RecordCommand.repoRoot();
+    // A mistyped --records would otherwise rewrite the README's table as "No record yet".
+    if (records != null && !java.nio.file.Files.isDirectory(records)) {
+      throw new dev.speedrun.UserError("--records " + records + ": no such folder; the README is left as it was");
+    }
     Leaderboard.Result r = Leaderboard.update(records != null ? records : root.resolve("records"),
         readme != null ? readme : root.resolve("README.md"));
     PrintWriter out = spec.commandLine().getOut();
