@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 
       // area nn: bench nn
 
-      TrainCommand.class, KeepCommand.class, // area train: train, keep, bench train
+      TrainCommand.class, KeepCommand.class, StatusCommand.class, // area train: train, keep, status, bench train
 
       EvalCommand.class, RecordCommand.class, LeaderboardCommand.class, PlotCommand.class, CompareCommand.class, // area eval
 
