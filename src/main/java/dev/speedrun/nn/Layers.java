@@ -358,4 +358,96 @@ public final class Layers {
       Kernels.ab(dgh, 0, w, wHh.offset(), dh, 0, n, H, G, true);
     }
   }
+
+  // ---------------------------------------------------------------- convolutional GRU cell
+
+  /**
+   * One step of a convolutional GRU: {@link GruCell}'s equations with its two products replaced by
+   * 3x3 convolutions (stride 1, zero padding 1) on an Hh x W grid, channels-first, so that the state
+   * is a feature map and every cell's update sees its neighbours' (the spatial recurrence of the
+   * DRC agents of Guez et al. 2019, with one GRU in place of their ConvLSTM stack):
+   *
+   * <pre>
+   *   gi[N][3Hd][P] = conv3x3(x[N][I][P], w_ih [3Hd][I][3][3]) + b_ih
+   *   gh[N][3Hd][P] = conv3x3(h[N][Hd][P], w_hh [3Hd][Hd][3][3]) + b_hh
+   *   r = sigmoid(gi_r + gh_r);  z = sigmoid(gi_z + gh_z);  m = tanh(gi_n + r * gh_n)
+   *   h' = (1 - z) * m + z * h
+   * </pre>
+   *
+   * Tensors as {@link GruCell}'s, with the convolution weights 4-D. {@link #forward} keeps r, z, m
+   * and gh_n in {@code cache} [N][4Hd][P] for {@link #backward}. A reference implementation (plain
+   * loops over {@link #conv3x3Forward}), checked against finite differences; not yet in a policy.
+   */
+  public static final class ConvGruCell {
+    public final int in, hidden, hh, ww;
+    public final Params.Tensor wIh, wHh, bIh, bHh;
+    private float[] gi = new float[0], gh = new float[0];
+
+    /** Declares the cell's tensors in {@code p} (before {@link Params#allocate()}). */
+    public ConvGruCell(Params p, String prefix, int in, int hidden, int hh, int ww) {
+      this.in = in;
+      this.hidden = hidden;
+      this.hh = hh;
+      this.ww = ww;
+      wIh = p.add(prefix + ".weight_ih", 3 * hidden, in, 3, 3);
+      wHh = p.add(prefix + ".weight_hh", 3 * hidden, hidden, 3, 3);
+      bIh = p.add(prefix + ".bias_ih", 3 * hidden);
+      bHh = p.add(prefix + ".bias_hh", 3 * hidden);
+    }
+
+    private void ensure(int n) {
+      int need = n * 3 * hidden * hh * ww;
+      if (gi.length < need) {
+        gi = new float[need];
+        gh = new float[need];
+      }
+    }
+
+    public void forward(float[] hOut, float[] cache, float[] x, float[] h, Params p, int n) {
+      int P = hh * ww, HP = hidden * P, G = 3 * HP;
+      ensure(n);
+      conv3x3Forward(gi, x, p.data, wIh.offset(), bIh.offset(), n, in, 3 * hidden, hh, ww);
+      conv3x3Forward(gh, h, p.data, wHh.offset(), bHh.offset(), n, hidden, 3 * hidden, hh, ww);
+      for (int r = 0; r < n; r++) {
+        int o = r * G, ho = r * HP, co = r * 4 * HP;
+        for (int j = 0; j < HP; j++) {
+          float rr = Kernels.sigmoid(gi[o + j] + gh[o + j]);
+          float z = Kernels.sigmoid(gi[o + HP + j] + gh[o + HP + j]);
+          float ghn = gh[o + 2 * HP + j];
+          float m = (float) Math.tanh(gi[o + 2 * HP + j] + rr * ghn);
+          hOut[ho + j] = (1f - z) * m + z * h[ho + j];
+          cache[co + j] = rr;
+          cache[co + HP + j] = z;
+          cache[co + 2 * HP + j] = m;
+          cache[co + 3 * HP + j] = ghn;
+        }
+      }
+    }
+
+    /** Given dh' [N][Hd][P]: adds into dx [N][I][P], dh [N][Hd][P] and the parameter gradients p.grad. */
+    public void backward(float[] dx, float[] dh, float[] dhOut, float[] cache, float[] x, float[] h, Params p, int n) {
+      int P = hh * ww, HP = hidden * P, G = 3 * HP;
+      ensure(n);
+      float[] dgi = gi, dgh = gh; // reuse the forward scratch
+      for (int r = 0; r < n; r++) {
+        int o = r * G, ho = r * HP, co = r * 4 * HP;
+        for (int j = 0; j < HP; j++) {
+          float rr = cache[co + j], z = cache[co + HP + j], m = cache[co + 2 * HP + j], ghn = cache[co + 3 * HP + j];
+          float d = dhOut[ho + j];
+          dh[ho + j] += d * z;
+          float dz = d * (h[ho + j] - m) * z * (1f - z);
+          float dm = d * (1f - z) * (1f - m * m);
+          float dr = dm * ghn * rr * (1f - rr);
+          dgi[o + j] = dr;
+          dgi[o + HP + j] = dz;
+          dgi[o + 2 * HP + j] = dm;
+          dgh[o + j] = dr;
+          dgh[o + HP + j] = dz;
+          dgh[o + 2 * HP + j] = dm * rr;
+        }
+      }
+      conv3x3Backward(dx, p.grad, wIh.offset(), bIh.offset(), dgi, x, p.data, n, in, 3 * hidden, hh, ww);
+      conv3x3Backward(dh, p.grad, wHh.offset(), bHh.offset(), dgh, h, p.data, n, hidden, 3 * hidden, hh, ww);
+    }
+  }
 }

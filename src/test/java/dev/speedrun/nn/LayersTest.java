@@ -222,4 +222,47 @@ class LayersTest {
     check("gru", () -> { cell.forward(out, cache, x, h, p, n); return out; }, c, new float[][] {x, h, p.data},
         new float[][] {dx, dh, p.grad});
   }
+
+  @Test
+  void convGruCell() {
+    Rng rng = new Rng(6);
+    int n = 2, in = 2, hd = 3, hh = 3, ww = 4, cells = hh * ww;
+    Params p = new Params();
+    var cell = new Layers.ConvGruCell(p, "cgru", in, hd, hh, ww);
+    p.allocate();
+    float[] init = rand(rng, p.size(), 0.4f);
+    System.arraycopy(init, 0, p.data, 0, init.length);
+    float[] x = rand(rng, n * in * cells, 1f), h = rand(rng, n * hd * cells, 1f), c = rand(rng, n * hd * cells, 1f);
+    float[] out = new float[n * hd * cells], cache = new float[n * 4 * hd * cells];
+    float[] dx = new float[x.length], dh = new float[h.length];
+    cell.forward(out, cache, x, h, p, n);
+    cell.backward(dx, dh, c, cache, x, h, p, n);
+    check("convgru", () -> { cell.forward(out, cache, x, h, p, n); return out; }, c, new float[][] {x, h, p.data},
+        new float[][] {dx, dh, p.grad});
+  }
+
+  /** On a 1x1 grid a 3x3 convolution sees only its centre tap: the cell is a GRU cell with those weights. */
+  @Test
+  void convGruCellOnOneCellIsAGruCell() {
+    Rng rng = new Rng(7);
+    int n = 3, in = 4, hd = 5;
+    Params pc = new Params(), pg = new Params();
+    var conv = new Layers.ConvGruCell(pc, "c", in, hd, 1, 1);
+    var gru = new Layers.GruCell(pg, "g", in, hd);
+    pc.allocate();
+    pg.allocate();
+    float[] init = rand(rng, pc.size(), 0.7f);
+    System.arraycopy(init, 0, pc.data, 0, init.length);
+    for (int o = 0; o < 3 * hd; o++) {
+      for (int i = 0; i < in; i++) pg.data[gru.wIh.offset() + o * in + i] = pc.data[conv.wIh.offset() + (o * in + i) * 9 + 4];
+      for (int i = 0; i < hd; i++) pg.data[gru.wHh.offset() + o * hd + i] = pc.data[conv.wHh.offset() + (o * hd + i) * 9 + 4];
+      pg.data[gru.bIh.offset() + o] = pc.data[conv.bIh.offset() + o];
+      pg.data[gru.bHh.offset() + o] = pc.data[conv.bHh.offset() + o];
+    }
+    float[] x = rand(rng, n * in, 1f), h = rand(rng, n * hd, 1f);
+    float[] a = new float[n * hd], b = new float[n * hd];
+    conv.forward(a, new float[n * 4 * hd], x, h, pc, n);
+    gru.forward(b, new float[n * 4 * hd], x, h, pg, n);
+    for (int i = 0; i < a.length; i++) assertThat(a[i]).isCloseTo(b[i], org.assertj.core.data.Offset.offset(1e-5f));
+  }
 }
