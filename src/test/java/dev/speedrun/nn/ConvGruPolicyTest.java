@@ -1,0 +1,170 @@
+package dev.speedrun.nn;
+
+import static dev.speedrun.nn.DefaultPolicyTest.randomFloats;
+import static dev.speedrun.nn.DefaultPolicyTest.randomObs;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.speedrun.env.Rng;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.Test;
+
+class ConvGruPolicyTest {
+  static final int O = 400, P = 100, S = 10;
+
+  /** 3x3 convolution with zero padding in double: in [ci][P] -> out [co][P], weight [co][ci][3][3] at wo, bias at bo. */
+  static double[][] conv(double[][] in, double[] w, int wo, int bo, int ci, int co) {
+    double[][] out = new double[co][P];
+    for (int o = 0; o < co; o++) {
+      for (int y = 0; y < S; y++) {
+        for (int x = 0; x < S; x++) {
+          double s = w[bo + o];
+          for (int i = 0; i < ci; i++) {
+            for (int dy = -1; dy <= 1; dy++) {
+              for (int dx = -1; dx <= 1; dx++) {
+                int yy = y + dy, xx = x + dx;
+                if (yy < 0 || yy >= S || xx < 0 || xx >= S) continue;
+                s += w[wo + ((o * ci + i) * 3 + dy + 1) * 3 + dx + 1] * in[i][yy * S + xx];
+              }
+            }
+          }
+          out[o][y * S + x] = s;
+        }
+      }
+    }
+    return out;
+  }
+
+  static double sig(double v) { return 1 / (1 + Math.exp(-v)); }
+
+  /** The policy again in double precision, from the formulas in its comment; returns sum(cL*logits) + sum(cV*values). */
+  static double referenceLoss(ConvGruPolicy.Config c, Params p, double[] w, byte[] obs, boolean[] reset, float[] h0, int t, int b,
+      float[] cL, float[] cV, double[] logitsOut, double[] valuesOut) {
+    int C = c.channels(), K = c.state(), H = c.hidden(), A = c.actions();
+    int eW = p.tensor("enc.weight").offset(), eB = p.tensor("enc.bias").offset();
+    int gIW = p.tensor("cgru.weight_ih").offset(), gHW = p.tensor("cgru.weight_hh").offset();
+    int gIB = p.tensor("cgru.bias_ih").offset(), gHB = p.tensor("cgru.bias_hh").offset();
+    int hW = p.tensor("head.weight").offset(), hB = p.tensor("head.bias").offset();
+    int pW = p.tensor("policy.weight").offset(), pB = p.tensor("policy.bias").offset();
+    int vW = p.tensor("value.weight").offset(), vB = p.tensor("value.bias").offset();
+    double loss = 0;
+    for (int bi = 0; bi < b; bi++) {
+      double[][] h = new double[K][P];
+      for (int k = 0; k < K; k++) for (int q = 0; q < P; q++) h[k][q] = h0[bi * K * P + k * P + q];
+      for (int s = 0; s < t; s++) {
+        int r = s * b + bi;
+        if (reset[r]) h = new double[K][P];
+        double[][] x = new double[4][P];
+        for (int pl = 0; pl < 4; pl++) for (int q = 0; q < P; q++) x[pl][q] = obs[r * O + pl * P + q];
+        double[][] e = conv(x, w, eW, eB, 4, C);
+        for (double[] row : e) for (int q = 0; q < P; q++) row[q] = Math.max(0, row[q]);
+        double[][] gi = conv(e, w, gIW, gIB, C, 3 * K), gh = conv(h, w, gHW, gHB, K, 3 * K);
+        double[][] hn = new double[K][P];
+        for (int k = 0; k < K; k++) {
+          for (int q = 0; q < P; q++) {
+            double rr = sig(gi[k][q] + gh[k][q]), z = sig(gi[K + k][q] + gh[K + k][q]);
+            double m = Math.tanh(gi[2 * K + k][q] + rr * gh[2 * K + k][q]);
+            hn[k][q] = (1 - z) * m + z * h[k][q];
+          }
+        }
+        h = hn;
+        double[] y = new double[H];
+        for (int j = 0; j < H; j++) {
+          double v = w[hB + j];
+          for (int k = 0; k < K; k++) for (int q = 0; q < P; q++) v += w[hW + j * K * P + k * P + q] * h[k][q];
+          y[j] = Math.max(0, v);
+        }
+        for (int a = 0; a < A; a++) {
+          double l = w[pB + a];
+          for (int j = 0; j < H; j++) l += w[pW + a * H + j] * y[j];
+          loss += cL[r * A + a] * l;
+          if (logitsOut != null) logitsOut[r * A + a] = l;
+        }
+        double v = w[vB];
+        for (int j = 0; j < H; j++) v += w[vW + j] * y[j];
+        loss += cV[r] * v;
+        if (valuesOut != null) valuesOut[r] = v;
+      }
+    }
+    return loss;
+  }
+
+  @Test
+  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference() {
+    var cfg = new ConvGruPolicy.Config(3, 2, 6, 5, 4);
+    var net = new ConvGruPolicy(cfg);
+    Params p = net.params();
+    Rng rng = new Rng(23);
+    float[] init = randomFloats(rng, p.size(), 0.3f);
+    System.arraycopy(init, 0, p.data, 0, p.size());
+    int t = 4, b = 3, rows = t * b, A = 5;
+    byte[] obs = randomObs(rng, rows);
+    boolean[] reset = new boolean[rows];
+    reset[2 * b + 1] = true; // an episode begins mid-segment for sequence 1
+    float[] h0 = randomFloats(rng, b * net.stateSize(), 1f);
+    float[] cL = randomFloats(rng, rows * A, 1f), cV = randomFloats(rng, rows, 1f);
+    float[] logits = new float[rows * A], values = new float[rows];
+    net.forward(obs, reset, h0, t, b, logits, values);
+    p.zeroGrad();
+    net.backward(cL, cV);
+    double[] wd = new double[p.size()];
+    for (int i = 0; i < wd.length; i++) wd[i] = p.data[i];
+    double[] refL = new double[rows * A], refV = new double[rows];
+    referenceLoss(cfg, p, wd, obs, reset, h0, t, b, cL, cV, refL, refV);
+    for (int i = 0; i < rows * A; i++) assertThat((double) logits[i]).isCloseTo(refL[i], Offset.offset(1e-4));
+    for (int i = 0; i < rows; i++) assertThat((double) values[i]).isCloseTo(refV[i], Offset.offset(1e-4));
+    int checked = 0, nonzero = 0;
+    double eps = 1e-6;
+    for (Params.Tensor ts : p.tensors()) {
+      for (int e = 0; e < Math.min(ts.size(), 40); e++) {
+        int i = ts.offset() + (ts.size() <= 40 ? e : rng.nextInt(ts.size()));
+        double keep = wd[i];
+        wd[i] = keep + eps;
+        double fp = referenceLoss(cfg, p, wd, obs, reset, h0, t, b, cL, cV, null, null);
+        wd[i] = keep - eps;
+        double fm = referenceLoss(cfg, p, wd, obs, reset, h0, t, b, cL, cV, null, null);
+        wd[i] = keep;
+        double num = (fp - fm) / (2 * eps);
+        double err = Math.abs(p.grad[i] - num) / (1e-4 + 1e-4 * Math.abs(num));
+        assertThat(err).as("param %d (%s): analytic %s numeric %s", i, DefaultPolicyTest.nameOf(p, i), p.grad[i], num)
+            .isLessThanOrEqualTo(1.0);
+        checked++;
+        if (Math.abs(num) > 1e-3) nonzero++;
+      }
+    }
+    assertThat(nonzero).isGreaterThan(checked / 10);
+  }
+
+  /** The rollout's step, T times with the same resets, gives the training forward's outputs. */
+  @Test
+  void stepOverTStepsEqualsForwardOverTheSegment() {
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9));
+    Rng rng = new Rng(21);
+    int t = 5, b = 4, rows = t * b, St = net.stateSize();
+    byte[] obs = randomObs(rng, rows);
+    boolean[] reset = new boolean[rows];
+    reset[3 * b + 2] = true;
+    reset[b] = true;
+    float[] h0 = randomFloats(rng, b * St, 1f);
+    float[] logits = new float[rows * 5], values = new float[rows];
+    net.forward(obs, reset, h0, t, b, logits, values);
+    float[] state = h0.clone(), sl = new float[b * 5], sv = new float[b];
+    byte[] one = new byte[b * O];
+    for (int ti = 0; ti < t; ti++) {
+      for (int bi = 0; bi < b; bi++) if (reset[ti * b + bi]) java.util.Arrays.fill(state, bi * St, (bi + 1) * St, 0f);
+      System.arraycopy(obs, ti * b * O, one, 0, b * O);
+      net.step(one, b, state, sl, sv);
+      for (int i = 0; i < b * 5; i++) assertThat(sl[i]).isEqualTo(logits[ti * b * 5 + i]);
+      for (int i = 0; i < b; i++) assertThat(sv[i]).isEqualTo(values[ti * b + i]);
+    }
+  }
+
+  @Test
+  void sizesAreTheDocumentedOnes() {
+    var cfg = new ConvGruPolicy.Config(16, 16, 128, 5, 1);
+    var net = new ConvGruPolicy(cfg);
+    int C = 16, K = 16, H = 128, A = 5;
+    assertThat(net.params().size()).isEqualTo(36 * C + C + 3 * K * (9 * C + 9 * K + 2) + (K * 100 + 1) * H + (A + 1) * (H + 1));
+    assertThat(net.stateSize()).isEqualTo(K * 100);
+    assertThat(cfg.forwardMacs()).isEqualTo(3600.0 * C + 2700.0 * K * (C + K) + 100.0 * K * H + (A + 1) * H);
+  }
+}
