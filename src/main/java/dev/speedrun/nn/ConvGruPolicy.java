@@ -33,6 +33,14 @@ public final class ConvGruPolicy implements PolicyNet {
       if (channels < 1 || state < 1 || hidden < 1 || actions < 1) throw new IllegalArgumentException("sizes must be positive: " + this);
     }
 
+    public String toJson() {
+      return ConfigJson.write(this);
+    }
+
+    public static Config fromJson(String json) {
+      return ConfigJson.read(json, Config.class, "convgru policy config");
+    }
+
     public double forwardMacs() {
       return 3600.0 * channels + 2700.0 * state * (channels + state) + (double) P * state * hidden + (actions + 1.0) * hidden;
     }

@@ -40,6 +40,9 @@ public final class Policies {
     } else if (net instanceof ConvPolicy cp) {
       json = cp.config().toJson();
       type = "ConvPolicy";
+    } else if (net instanceof ConvGruPolicy gp) {
+      json = gp.config().toJson();
+      type = "ConvGruPolicy";
     } else {
       throw new IllegalArgumentException("cannot save " + net.getClass().getName());
     }
@@ -70,12 +73,16 @@ public final class Policies {
   public static Loaded open(Path file) {
     Safetensors.Contents c = Safetensors.read(file);
     String type = c.metadata().getOrDefault(TYPE_KEY, "DefaultPolicy");
-    if (!type.equals("DefaultPolicy") && !type.equals("ConvPolicy")) throw new UserError(file + ": unknown policy type " + type);
+    if (!type.equals("DefaultPolicy") && !type.equals("ConvPolicy") && !type.equals("ConvGruPolicy")) throw new UserError(file + ": unknown policy type " + type);
     String json = c.metadata().get(POLICY_KEY);
     if (json == null) throw new UserError(file + ": not a policy checkpoint (no \"" + POLICY_KEY + "\" metadata)");
     PolicyNet net;
     try {
-      net = type.equals("ConvPolicy") ? new ConvPolicy(ConvPolicy.Config.fromJson(json)) : new DefaultPolicy(DefaultPolicy.Config.fromJson(json));
+      net = switch (type) {
+        case "ConvPolicy" -> new ConvPolicy(ConvPolicy.Config.fromJson(json));
+        case "ConvGruPolicy" -> new ConvGruPolicy(ConvGruPolicy.Config.fromJson(json));
+        default -> new DefaultPolicy(DefaultPolicy.Config.fromJson(json));
+      };
     } catch (UserError e) {
       throw new UserError(file + ": " + e.getMessage());
     }

@@ -1,6 +1,7 @@
 package dev.speedrun.rl;
 
 import dev.speedrun.nn.AdamW;
+import dev.speedrun.nn.ConvGruPolicy;
 import dev.speedrun.nn.ConvPolicy;
 import dev.speedrun.nn.DefaultPolicy;
 import dev.speedrun.nn.Muon;
@@ -15,12 +16,17 @@ public final class Engine {
   /** The recipe's policy, initialised deterministically from the run's seed. */
   public static PolicyNet policy(Recipe r, long seed) {
     if (r.policy().equals("conv")) return new ConvPolicy(convConfig(r, seed));
+    if (r.policy().equals("convgru")) return new ConvGruPolicy(convGruConfig(r, seed));
     if (!r.policy().equals("default")) throw new dev.speedrun.UserError("recipe: unknown policy '" + r.policy() + "'");
     return new DefaultPolicy(new DefaultPolicy.Config(r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed));
   }
 
   static ConvPolicy.Config convConfig(Recipe r, long seed) {
     return new ConvPolicy.Config(r.channels(), r.hidden(), r.layers(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.convs(), r.crop());
+  }
+
+  static ConvGruPolicy.Config convGruConfig(Recipe r, long seed) {
+    return new ConvGruPolicy.Config(r.channels(), r.channels(), r.hidden(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed);
   }
 
   private static final Workers ONE_THREAD = new Workers(1);
@@ -48,9 +54,11 @@ public final class Engine {
     if (r.optimizer().equals("muon")) {
       // Muon on the hidden matrices: the recurrent layers, and for the conv policy also conv2, conv3, ...
       // (each seen as [C][9C]) and the projection; the input layers (gather-embedding, conv1) and the heads get AdamW
-      // (Keller Jordan's split: Muon for hidden weights, Adam for the first and last layers).
+      // (Keller Jordan's split: Muon for hidden weights, Adam for the first and last layers); for the convgru
+      // policy the ConvGRU's two weights (each [3K][9C] or [3K][9K]) and the head's hidden layer.
       return new Muon(net.params(), new Muon.Config(r.muonMomentum(), true, 5, r.weightDecay(), adam),
-          t -> t.name().startsWith("rnn.") || t.name().matches("conv[2-9]\\.weight") || t.name().equals("proj.weight"));
+          t -> t.name().startsWith("rnn.") || t.name().matches("conv[2-9]\\.weight") || t.name().equals("proj.weight")
+              || t.name().startsWith("cgru.weight") || t.name().equals("head.weight"));
     }
     return new AdamW(net.params(), adam);
   }
@@ -62,6 +70,7 @@ public final class Engine {
    */
   public static double forwardMacs(Recipe r) {
     if (r.policy().equals("conv")) return convConfig(r, 0).forwardMacs() + 20 * r.hidden() * r.layers() + 2000 * r.channels();
+    if (r.policy().equals("convgru")) return convGruConfig(r, 0).forwardMacs() + 1000 * r.channels(); // + gates, about 10 per state cell
     double h = r.hidden();
     return 60 * h + 3 * h * h * r.layers() + (dev.speedrun.env.BoxobanEnv.NUM_ACTIONS + 1) * h + 20 * h * r.layers();
   }

@@ -91,7 +91,11 @@ public record Recipe(
     float maxGradNorm,
 
     // --- Policy ---
-    /** Policy family ("default" = nn.DefaultPolicy, "conv" = nn.ConvPolicy). */
+    /**
+     * Policy family ("default" = nn.DefaultPolicy, "conv" = nn.ConvPolicy, "convgru" = nn.ConvGruPolicy: a
+     * conv-recurrent reference implementation with {@code channels} encoder and state channels and a
+     * head of width {@code hidden}; it ignores layers, convs and crop).
+     */
     String policy,
     /** Width of the recurrent layers. */
     int hidden,
@@ -377,7 +381,9 @@ public record Recipe(
     if (minibatchSegments < 1 || numEnvs % minibatchSegments != 0) {
       throw new UserError("recipe: numEnvs (" + numEnvs + ") must be a multiple of minibatchSegments (" + minibatchSegments + ")");
     }
-    if (!policy.equals("default") && !policy.equals("conv")) throw new UserError("recipe: policy must be default or conv, not '" + policy + "'");
+    if (!policy.equals("default") && !policy.equals("conv") && !policy.equals("convgru")) {
+      throw new UserError("recipe: policy must be default, conv or convgru, not '" + policy + "'");
+    }
     if (epochs < 1) throw new UserError("recipe: epochs must be at least 1");
     if (!optimizer.equals("adamw") && !optimizer.equals("muon")) throw new UserError("recipe: optimizer must be adamw or muon, not '" + optimizer + "'");
     if (!lrSchedule.equals("constant") && !lrSchedule.equals("linear") && !lrSchedule.equals("cosine")) {

@@ -159,6 +159,17 @@ class ConvGruPolicyTest {
   }
 
   @Test
+  void savesAndLoadsThroughPoliciesWithItsConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11));
+    java.nio.file.Path f = tmp.resolve("p.safetensors");
+    Policies.save(f, net, java.util.Map.of());
+    PolicyNet back = Policies.load(f);
+    assertThat(back).isInstanceOf(ConvGruPolicy.class);
+    assertThat(((ConvGruPolicy) back).config()).isEqualTo(net.config());
+    assertThat(back.params().data).isEqualTo(net.params().data);
+  }
+
+  @Test
   void sizesAreTheDocumentedOnes() {
     var cfg = new ConvGruPolicy.Config(16, 16, 128, 5, 1);
     var net = new ConvGruPolicy(cfg);
