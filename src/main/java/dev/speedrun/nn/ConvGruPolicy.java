@@ -57,7 +57,9 @@ public final class ConvGruPolicy implements PolicyNet {
   private float[][] x, encPre, enc, hIn, hOut, cache;
   private float[] y, yPre, hAll;
   private boolean[] reset;
-  // Scratch for step() (per N) and backward.
+  // Gradients of the backward pass (same shape).
+  private float[] dy, dyPre, dhAll, carry, dhOut, dhIn, dEnc, dPre, dx;
+  // Scratch for step() (per N).
   private float[] sx = new float[0], sPre = new float[0], sEnc = new float[0], sH = new float[0], sCache = new float[0],
       sY = new float[0], sYPre = new float[0];
 
@@ -160,12 +162,22 @@ public final class ConvGruPolicy implements PolicyNet {
     hAll = new float[t * b * KP];
     y = new float[t * b * H];
     yPre = new float[t * b * H];
+    reset = new boolean[t * b];
+    dy = new float[t * b * H];
+    dyPre = new float[t * b * H];
+    dhAll = new float[t * b * KP];
+    carry = new float[b * KP];
+    dhOut = new float[b * KP];
+    dhIn = new float[b * KP];
+    dEnc = new float[b * C * P];
+    dPre = new float[b * C * P];
+    dx = new float[b * OBS];
   }
 
   @Override
   public void forward(byte[] obs, boolean[] resetBefore, float[] h0, int t, int b, float[] logits, float[] values) {
     ensure(t, b);
-    reset = resetBefore.clone();
+    System.arraycopy(resetBefore, 0, reset, 0, t * b);
     for (int s = 0; s < t; s++) {
       planes(obs, s * b * OBS, x[s], b);
       encode(x[s], encPre[s], enc[s], b);
@@ -185,16 +197,15 @@ public final class ConvGruPolicy implements PolicyNet {
     int t = shapeT, b = shapeB, rows = t * b;
     float[] w = params.data, g = params.grad;
     // heads: dy = dlogits . Wp + dvalues . Wv, and their weight gradients
-    float[] dy = new float[rows * H];
+    java.util.Arrays.fill(dy, 0f);
+    java.util.Arrays.fill(dyPre, 0f);
+    java.util.Arrays.fill(dhAll, 0f);
+    java.util.Arrays.fill(carry, 0f);
     Layers.linearBackward(dy, g, polW.offset(), polB.offset(), dLogits, y, w, rows, H, A);
     Layers.linearBackward(dy, g, valW.offset(), valB.offset(), dValues, y, w, rows, H, 1);
-    float[] dyPre = new float[rows * H];
     Layers.reluBackward(dyPre, yPre, dy, rows * H);
-    float[] dhAll = new float[rows * KP];
     Layers.linearBackward(dhAll, g, headW.offset(), headB.offset(), dyPre, hAll, w, rows, KP, H);
     // through time, last step first; the gradient into h0 is dropped (h0 is data)
-    float[] carry = new float[b * KP], dhOut = new float[b * KP], dhIn = new float[b * KP];
-    float[] dEnc = new float[b * C * P], dPre = new float[b * C * P], dx = new float[b * OBS];
     for (int s = t - 1; s >= 0; s--) {
       for (int i = 0; i < b * KP; i++) dhOut[i] = dhAll[s * b * KP + i] + carry[i];
       java.util.Arrays.fill(dhIn, 0f);
