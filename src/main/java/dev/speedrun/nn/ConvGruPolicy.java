@@ -117,7 +117,16 @@ public final class ConvGruPolicy implements PolicyNet {
   /** Heads of n rows from h [n][KP]: y pre/post activations, logits and values at row offset {@code r0}. */
   private void heads(float[] h, float[] pre, float[] post, int n, float[] logits, float[] values, int r0) {
     float[] w = params.data;
-    Layers.linearForward(pre, h, w, headW.offset(), headB.offset(), n, KP, H);
+    // Row by row (not one Kernels product, whose summation order depends on the row count), so a
+    // row's outputs do not depend on how many rows are computed together (rollout, shards, segment).
+    for (int r = 0; r < n; r++) {
+      for (int j = 0; j < H; j++) {
+        float s = w[headB.offset() + j];
+        int wj = headW.offset() + j * KP, hr = r * KP;
+        for (int k = 0; k < KP; k++) s += h[hr + k] * w[wj + k];
+        pre[r * H + j] = s;
+      }
+    }
     Layers.reluForward(post, pre, n * H);
     for (int r = 0; r < n; r++) {
       for (int a = 0; a < A; a++) {

@@ -214,7 +214,7 @@ class TrainingRunTest {
 
   @Test
   void shardsWithZeroLearningRateReproduceTheUnshardedRun() {
-    for (String policy : List.of("default", "conv")) {
+    for (String policy : List.of("default", "conv", "convgru")) {
       Map<String, String> m = Map.of("learningRate", "0", "policy", policy, "channels", "4");
       Recipe plain = small(m), sharded = small(new java.util.HashMap<>(m) {{ put("shards", "4"); }});
       dev.speedrun.nn.PolicyNet a = Engine.policy(plain, 3), b = Engine.policy(sharded, 3);
