@@ -263,6 +263,51 @@ public final class Layers {
   // ---------------------------------------------------------------- GRU cell
 
   /**
+   * The GRU's elementwise part, shared by {@link GruCell} and {@link ConvGruCell}: rows of W state
+   * values (Hd, or Hd * P for the convolutional cell), pre-activations gi, gh [N][3W] in gate order
+   * r, z, n; writes h' [N][W] and cache [N][4W] (r, z, m, gh_n).
+   */
+  static void gatesForward(float[] hOut, float[] cache, float[] gi, float[] gh, float[] h, int n, int width) {
+    int W = width, G = 3 * W;
+    for (int r = 0; r < n; r++) {
+      int o = r * G, ho = r * W, co = r * 4 * W;
+      for (int j = 0; j < W; j++) {
+        float rr = Kernels.sigmoid(gi[o + j] + gh[o + j]);
+        float z = Kernels.sigmoid(gi[o + W + j] + gh[o + W + j]);
+        float ghn = gh[o + 2 * W + j];
+        float m = (float) Math.tanh(gi[o + 2 * W + j] + rr * ghn);
+        hOut[ho + j] = (1f - z) * m + z * h[ho + j];
+        cache[co + j] = rr;
+        cache[co + W + j] = z;
+        cache[co + 2 * W + j] = m;
+        cache[co + 3 * W + j] = ghn;
+      }
+    }
+  }
+
+  /** Given dh' [N][W]: writes dgi, dgh [N][3W] and adds the direct path into dh [N][W]. */
+  static void gatesBackward(float[] dgi, float[] dgh, float[] dh, float[] dhOut, float[] cache, float[] h, int n, int width) {
+    int W = width, G = 3 * W;
+    for (int r = 0; r < n; r++) {
+      int o = r * G, ho = r * W, co = r * 4 * W;
+      for (int j = 0; j < W; j++) {
+        float rr = cache[co + j], z = cache[co + W + j], m = cache[co + 2 * W + j], ghn = cache[co + 3 * W + j];
+        float d = dhOut[ho + j];
+        dh[ho + j] += d * z;
+        float dz = d * (h[ho + j] - m) * z * (1f - z);
+        float dm = d * (1f - z) * (1f - m * m);
+        float dr = dm * ghn * rr * (1f - rr);
+        dgi[o + j] = dr;
+        dgi[o + W + j] = dz;
+        dgi[o + 2 * W + j] = dm;
+        dgh[o + j] = dr;
+        dgh[o + W + j] = dz;
+        dgh[o + 2 * W + j] = dm * rr;
+      }
+    }
+  }
+
+  /**
    * One step of a GRU cell exactly as PyTorch's {@code nn.GRUCell} (gates in order r, z, n):
    *
    * <pre>
@@ -307,20 +352,7 @@ public final class Layers {
       }
       Kernels.abt(x, 0, w, wIh.offset(), gi, 0, n, G, in, true);
       Kernels.abt(h, 0, w, wHh.offset(), gh, 0, n, G, H, true);
-      for (int r = 0; r < n; r++) {
-        int o = r * G, ho = r * H, co = r * 4 * H;
-        for (int j = 0; j < H; j++) {
-          float rr = Kernels.sigmoid(gi[o + j] + gh[o + j]);
-          float z = Kernels.sigmoid(gi[o + H + j] + gh[o + H + j]);
-          float ghn = gh[o + 2 * H + j];
-          float m = (float) Math.tanh(gi[o + 2 * H + j] + rr * ghn);
-          hOut[ho + j] = (1f - z) * m + z * h[ho + j];
-          cache[co + j] = rr;
-          cache[co + H + j] = z;
-          cache[co + 2 * H + j] = m;
-          cache[co + 3 * H + j] = ghn;
-        }
-      }
+      gatesForward(hOut, cache, gi, gh, h, n, H);
     }
 
     /** Given dh' [N][Hd]: adds into dx [N][I], dh [N][Hd] and the parameter gradients p.grad. */
@@ -328,23 +360,7 @@ public final class Layers {
       int H = hidden, G = 3 * H;
       ensure(n);
       float[] dgi = gi, dgh = gh; // reuse the forward scratch
-      for (int r = 0; r < n; r++) {
-        int o = r * G, ho = r * H, co = r * 4 * H;
-        for (int j = 0; j < H; j++) {
-          float rr = cache[co + j], z = cache[co + H + j], m = cache[co + 2 * H + j], ghn = cache[co + 3 * H + j];
-          float d = dhOut[ho + j];
-          dh[ho + j] += d * z;
-          float dz = d * (h[ho + j] - m) * z * (1f - z);
-          float dm = d * (1f - z) * (1f - m * m);
-          float dr = dm * ghn * rr * (1f - rr);
-          dgi[o + j] = dr;
-          dgi[o + H + j] = dz;
-          dgi[o + 2 * H + j] = dm;
-          dgh[o + j] = dr;
-          dgh[o + H + j] = dz;
-          dgh[o + 2 * H + j] = dm * rr;
-        }
-      }
+      gatesBackward(dgi, dgh, dh, dhOut, cache, h, n, H);
       float[] g = p.grad, w = p.data;
       Kernels.atb(dgi, 0, x, 0, g, wIh.offset(), G, in, n, true);
       Kernels.atb(dgh, 0, h, 0, g, wHh.offset(), G, H, n, true);
@@ -404,48 +420,17 @@ public final class Layers {
     }
 
     public void forward(float[] hOut, float[] cache, float[] x, float[] h, Params p, int n) {
-      int P = hh * ww, HP = hidden * P, G = 3 * HP;
       ensure(n);
       conv3x3Forward(gi, x, p.data, wIh.offset(), bIh.offset(), n, in, 3 * hidden, hh, ww);
       conv3x3Forward(gh, h, p.data, wHh.offset(), bHh.offset(), n, hidden, 3 * hidden, hh, ww);
-      for (int r = 0; r < n; r++) {
-        int o = r * G, ho = r * HP, co = r * 4 * HP;
-        for (int j = 0; j < HP; j++) {
-          float rr = Kernels.sigmoid(gi[o + j] + gh[o + j]);
-          float z = Kernels.sigmoid(gi[o + HP + j] + gh[o + HP + j]);
-          float ghn = gh[o + 2 * HP + j];
-          float m = (float) Math.tanh(gi[o + 2 * HP + j] + rr * ghn);
-          hOut[ho + j] = (1f - z) * m + z * h[ho + j];
-          cache[co + j] = rr;
-          cache[co + HP + j] = z;
-          cache[co + 2 * HP + j] = m;
-          cache[co + 3 * HP + j] = ghn;
-        }
-      }
+      gatesForward(hOut, cache, gi, gh, h, n, hidden * hh * ww);
     }
 
     /** Given dh' [N][Hd][P]: adds into dx [N][I][P], dh [N][Hd][P] and the parameter gradients p.grad. */
     public void backward(float[] dx, float[] dh, float[] dhOut, float[] cache, float[] x, float[] h, Params p, int n) {
-      int P = hh * ww, HP = hidden * P, G = 3 * HP;
       ensure(n);
       float[] dgi = gi, dgh = gh; // reuse the forward scratch
-      for (int r = 0; r < n; r++) {
-        int o = r * G, ho = r * HP, co = r * 4 * HP;
-        for (int j = 0; j < HP; j++) {
-          float rr = cache[co + j], z = cache[co + HP + j], m = cache[co + 2 * HP + j], ghn = cache[co + 3 * HP + j];
-          float d = dhOut[ho + j];
-          dh[ho + j] += d * z;
-          float dz = d * (h[ho + j] - m) * z * (1f - z);
-          float dm = d * (1f - z) * (1f - m * m);
-          float dr = dm * ghn * rr * (1f - rr);
-          dgi[o + j] = dr;
-          dgi[o + HP + j] = dz;
-          dgi[o + 2 * HP + j] = dm;
-          dgh[o + j] = dr;
-          dgh[o + HP + j] = dz;
-          dgh[o + 2 * HP + j] = dm * rr;
-        }
-      }
+      gatesBackward(dgi, dgh, dh, dhOut, cache, h, n, hidden * hh * ww);
       conv3x3Backward(dx, p.grad, wIh.offset(), bIh.offset(), dgi, x, p.data, n, in, 3 * hidden, hh, ww);
       conv3x3Backward(dh, p.grad, wHh.offset(), bHh.offset(), dgh, h, p.data, n, hidden, 3 * hidden, hh, ww);
     }
