@@ -1,31 +1,54 @@
 package dev.speedrun.nn;
 
 import dev.speedrun.env.Rng;
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * A convolutional recurrent actor-critic (the conv-recurrent candidate of docs/experiments.md):
  * its recurrent state is a feature map, so each step's update of a cell sees its neighbours', as in
  * the DRC agents that learn Sokoban well (Guez et al. 2019), here with one convolutional GRU and one
- * tick per step. A reference implementation built from {@link Layers}' checked forward/backward
- * pairs, plain loops, one thread: for correctness and small experiments, not yet for speed.
+ * tick per step, on the board's 8 x 8 interior (every Boxoban level has a wall border; the encoder
+ * still reads the border through its taps).
  *
  * <pre>
- * Legend: R = T*B rows (time-major); P = 100 cells (10 x 10); C encoder channels; K state
- * channels; H head width; A actions. Maps are channels-first, as the observation's planes are.
+ * Legend: R = T*B rows (time-major); NP = 64 interior cells (8 x 8; cell p = y*8 + x is board cell
+ * (y + 1, x + 1)); C encoder channels; K state channels; H head width; A actions. Tensors keep
+ * PyTorch's layouts; maps and states are channels-last (index p*K + k).
  *
- *   enc    e[R][C][P]  = relu(conv3x3(obs planes [4][P], enc.weight [C][4][3][3]) + enc.bias)
- *   core   h_t[B][K][P] = ConvGRU(e_t, h_{t-1})      tensors cgru.weight_ih [3K][C][3][3],
- *                         (h_{t-1} zeroed where       cgru.weight_hh [3K][K][3][3], cgru.bias_ih,
- *                          an episode began)          cgru.bias_hh [3K] ({@link Layers.ConvGruCell})
- *   head   y[R][H]     = relu(h flattened (index k*P + p) . head.weight^T + head.bias), head.weight [H][K*P]
- *   out    logits[R][A] = y . policy.weight^T + policy.bias;  values[R] = y . value.weight^T + value.bias
+ *   enc    e[R][NP][C]  = relu(conv3x3(obs planes [4][10][10], enc.weight [C][4][3][3]) + enc.bias)
+ *                         at the interior cells (the whole board's convolution, cropped)
+ *   core   h_t[B][NP][K] = ConvGRU(e_t, h_{t-1}) on the 8 x 8 grid, zero padding 1 (h_{t-1} zeroed
+ *                         where an episode began); gates r, z, n as PyTorch's GRUCell with its two
+ *                         products replaced by 3x3 convolutions:
+ *                           gi = conv3x3(e, cgru.weight_ih [3K][C][3][3]) + cgru.bias_ih
+ *                           gh = conv3x3(h, cgru.weight_hh [3K][K][3][3]) + cgru.bias_hh
+ *                           r = sig(gi_r + gh_r); z = sig(gi_z + gh_z); m = tanh(gi_n + r gh_n)
+ *                           h_t = (1 - z) m + z h_{t-1}
+ *   head   y[R][H]      = relu(h_t flattened (index p*K + k) . head.weight^T + head.bias), head.weight [H][NP*K]
+ *   out    logits, values: {@link DefaultPolicy}'s heads on y (its core with no minGRU layer)
  * </pre>
  *
- * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (KP + 1)H + (A + 1)(H + 1). Multiply-adds per forward
- * step: 3,600 C + 2,700 K (C + K) + 100 K H + (A + 1) H ({@link Config#forwardMacs}).
+ * <p>How it is computed: each row (one environment at one step) runs on its own. The maps live in
+ * 10 x 10 frames, the interior plus a zero border, channels-last with the channels rounded up to
+ * whole vectors (CV, KV; gates in three blocks of KV), so no tap needs a bounds test. The
+ * convolutions are {@link #conv}: for one row of 8 cells, 8 vector accumulators along the output
+ * channels, each weight vector load feeding 8 FMAs with broadcast inputs (the pinned encoder's
+ * kernel); the backward pass's input gradients are the same kernel on the gate gradients with
+ * flipped, transposed weights, and {@link #weightGrad} sums weight gradients eight input channels
+ * at a time. The backward pass runs column by column (each environment's sequence, last step
+ * first), summing weight gradients in that fixed order. One thread per policy: the trainer's
+ * {@code shards} give each core its own replica. Not thread-safe.
+ *
+ * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1). Multiply-adds per forward
+ * step: 2,304 C + 1,728 K (C + K) + 64 K H + (A + 1) H ({@link Config#forwardMacs}), plus about
+ * 30 elementwise operations per state value.
  */
 public final class ConvGruPolicy implements PolicyNet {
-  public static final int OBS = 400, P = 100, SIDE = 10, PLANES = 4;
+  public static final int OBS = 400, SIDE = 10, PLANES = 4;
+  /** Interior side, cells, and the cells of the padded frame (the board's own 10 x 10). */
+  static final int S = SIDE - 2, NP = S * S, PP = SIDE * SIDE;
 
   /** @param channels C; @param state K; @param hidden H; @param actions A; @param seed initialisation. */
   public record Config(int channels, int state, int hidden, int actions, long seed) {
@@ -42,54 +65,98 @@ public final class ConvGruPolicy implements PolicyNet {
     }
 
     public double forwardMacs() {
-      return 3600.0 * channels + 2700.0 * state * (channels + state) + (double) P * state * hidden + (actions + 1.0) * hidden;
+      return 36.0 * NP * channels + 27.0 * NP * state * (channels + state) + (double) NP * state * hidden + (actions + 1.0) * hidden;
     }
+  }
+
+  private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+  private static final int V = F.length();
+  /** Frame index of interior cell p, and the frame offsets of the 9 taps (row-major 3x3). */
+  private static final int[] PAD_OF = new int[NP], OFF = new int[9];
+
+  static {
+    for (int p = 0; p < NP; p++) PAD_OF[p] = (p / S + 1) * SIDE + p % S + 1;
+    for (int k = 0; k < 9; k++) OFF[k] = (k / 3 - 1) * SIDE + k % 3 - 1;
   }
 
   private final Config cfg;
   private final Params params = new Params();
-  private final Params.Tensor encW, encB, headW, headB, polW, polB, valW, valB;
-  private final Layers.ConvGruCell cell;
-  private final int C, K, H, A, KP;
+  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB;
+  private final DefaultPolicy core;
+  private final int C, K, H, CV, KV, GW, NPK;
+  private final ParMm mm = new ParMm();
+  private static final Workers SERIAL = new Workers(1);
+  private static final float[] NONE = new float[0]; // the core's state (it has no minGRU layer)
 
-  // Activations of the last forward(), per time step (allocated per (T, B) shape).
-  private int shapeT = -1, shapeB = -1;
-  private float[][] x, encPre, enc, hIn, hOut, cache;
-  private float[] y, yPre, hAll;
-  private boolean[] reset;
-  // Gradients of the backward pass (same shape).
-  private float[] dy, dyPre, dhAll, carry, dhOut, dhIn, dEnc, dPre, dx;
-  // Scratch for step() (per N).
-  private float[] sx = new float[0], sPre = new float[0], sEnc = new float[0], sH = new float[0], sCache = new float[0],
-      sY = new float[0], sYPre = new float[0];
+  // Weights re-laid from params at the start of every pass: enc per tap and plane (we [9][4][CV]),
+  // the gate convolutions per tap and input channel along the gates (wi [9][C][GW], wh [9][K][GW],
+  // gate g channel k at lane g*KV + k), their adjoints per tap and gate channel (flipped taps:
+  // wiT [9][3K][CV], whT [9][3K][KV]), biases, head.weight^T [NP*K][H].
+  private final float[] we, be, wi, wh, bi, bh, wiT, whT;
+  private float[] headT = new float[0];
+
+  /** Per-row activations: padded enc [PP][CV], padded h_{t-1} [PP][KV], gates (r, z, m, gh_n) [NP][4KV]. */
+  private final int ENC, HP, GC;
+  // Training forward's activations for the backward pass, [R] rows each, and its shape.
+  private float[] tEnc = new float[0], tHp = new float[0], tGc = new float[0], tH = new float[0], tX0 = new float[0], tDh = new float[0];
+  private byte[] tObs = new byte[0];
+  private boolean[] tReset = new boolean[0];
+  private int shapeT, shapeB;
+  private boolean haveForward;
+  // Rollout step's buffers ([N] rows, keeps nothing) and per-row scratch.
+  private float[] sH = new float[0], sX0 = new float[0];
+  private final float[] enc1, hp1, gc1, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut;
+  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be
 
   public ConvGruPolicy(Config cfg) {
     this.cfg = cfg;
     C = cfg.channels();
     K = cfg.state();
     H = cfg.hidden();
-    A = cfg.actions();
-    KP = K * P;
+    CV = (C + V - 1) / V * V;
+    KV = (K + V - 1) / V * V;
+    GW = 3 * KV;
+    NPK = NP * K;
     encW = params.add("enc.weight", C, PLANES, 3, 3);
     encB = params.add("enc.bias", C);
-    cell = new Layers.ConvGruCell(params, "cgru", C, K, SIDE, SIDE);
-    headW = params.add("head.weight", H, KP);
+    wIh = params.add("cgru.weight_ih", 3 * K, C, 3, 3);
+    wHh = params.add("cgru.weight_hh", 3 * K, K, 3, 3);
+    bIh = params.add("cgru.bias_ih", 3 * K);
+    bHh = params.add("cgru.bias_hh", 3 * K);
+    headW = params.add("head.weight", H, NPK);
     headB = params.add("head.bias", H);
-    polW = params.add("policy.weight", A, H);
-    polB = params.add("policy.bias", A);
-    valW = params.add("value.weight", 1, H);
-    valB = params.add("value.bias", 1);
-    params.allocate();
+    core = new DefaultPolicy(new DefaultPolicy.Config(H, 0, cfg.actions(), cfg.seed()), params, false);
     Rng rng = new Rng(cfg.seed());
-    // He-uniform for the ReLU layers, PyTorch's default bound 1/sqrt(fan_in) for the GRU, small heads.
+    // He-uniform for the ReLU layers, PyTorch's default bound 1/sqrt(fan_in) for the GRU.
     uniform(rng, encW, (float) Math.sqrt(6.0 / (PLANES * 9)));
-    uniform(rng, cell.wIh, (float) (1 / Math.sqrt(C * 9)));
-    uniform(rng, cell.wHh, (float) (1 / Math.sqrt(K * 9)));
-    uniform(rng, cell.bIh, (float) (1 / Math.sqrt(C * 9)));
-    uniform(rng, cell.bHh, (float) (1 / Math.sqrt(K * 9)));
-    uniform(rng, headW, (float) Math.sqrt(6.0 / KP));
-    uniform(rng, polW, 0.01f * (float) Math.sqrt(3.0 / H));
-    uniform(rng, valW, (float) Math.sqrt(3.0 / H));
+    uniform(rng, wIh, (float) (1 / Math.sqrt(C * 9)));
+    uniform(rng, wHh, (float) (1 / Math.sqrt(K * 9)));
+    uniform(rng, bIh, (float) (1 / Math.sqrt(C * 9)));
+    uniform(rng, bHh, (float) (1 / Math.sqrt(K * 9)));
+    uniform(rng, headW, (float) Math.sqrt(6.0 / NPK));
+    we = new float[9 * PLANES * CV];
+    be = new float[CV];
+    wi = new float[9 * C * GW];
+    wh = new float[9 * K * GW];
+    bi = new float[GW];
+    bh = new float[GW];
+    wiT = new float[9 * 3 * K * CV];
+    whT = new float[9 * 3 * K * KV];
+    ENC = PP * CV;
+    HP = PP * KV;
+    GC = NP * 4 * KV;
+    enc1 = new float[ENC];
+    hp1 = new float[HP];
+    gc1 = new float[GC];
+    gi = new float[NP * GW];
+    gh = new float[NP * GW];
+    dgi = new float[PP * GW]; // padded: the adjoint convolutions read them; the border stays zero
+    dgh = new float[PP * GW];
+    dEnc = new float[NP * CV];
+    dPrev = new float[NP * KV];
+    carry = new float[NPK];
+    dOut = new float[NPK];
+    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV];
   }
 
   private void uniform(Rng rng, Params.Tensor t, float bound) {
@@ -98,135 +165,339 @@ public final class ConvGruPolicy implements PolicyNet {
 
   public Config config() { return cfg; }
 
-  @Override public int numActions() { return A; }
+  @Override public int numActions() { return cfg.actions(); }
 
-  @Override public int stateSize() { return KP; }
+  @Override public int stateSize() { return NPK; }
 
   @Override public Params params() { return params; }
 
-  private static void planes(byte[] obs, int obsOff, float[] out, int n) {
-    for (int i = 0; i < n * OBS; i++) out[i] = obs[obsOff + i];
-  }
-
-  /** relu(conv) encoder of n rows: pre and post activations. */
-  private void encode(float[] xs, float[] pre, float[] post, int n) {
-    Layers.conv3x3Forward(pre, xs, params.data, encW.offset(), encB.offset(), n, PLANES, C, SIDE, SIDE);
-    Layers.reluForward(post, pre, n * C * P);
-  }
-
-  /** Heads of n rows from h [n][KP]: y pre/post activations, logits and values at row offset {@code r0}. */
-  private void heads(float[] h, float[] pre, float[] post, int n, float[] logits, float[] values, int r0) {
+  /** Rebuilds the re-laid weights from params. */
+  private void relay() {
     float[] w = params.data;
-    // Row by row (not one Kernels product, whose summation order depends on the row count), so a
-    // row's outputs do not depend on how many rows are computed together (rollout, shards, segment).
-    for (int r = 0; r < n; r++) {
-      for (int j = 0; j < H; j++) {
-        float s = w[headB.offset() + j];
-        int wj = headW.offset() + j * KP, hr = r * KP;
-        for (int k = 0; k < KP; k++) s += h[hr + k] * w[wj + k];
-        pre[r * H + j] = s;
+    int oe = encW.offset(), oi = wIh.offset(), oh = wHh.offset(), G = 3 * K;
+    for (int k = 0; k < 9; k++) {
+      for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) we[(k * PLANES + pl) * CV + c] = w[oe + (c * PLANES + pl) * 9 + k];
+      for (int g = 0; g < G; g++) {
+        int lane = g / K * KV + g % K;
+        for (int c = 0; c < C; c++) {
+          wi[(k * C + c) * GW + lane] = w[oi + (g * C + c) * 9 + k];
+          wiT[(k * G + g) * CV + c] = w[oi + (g * C + c) * 9 + 8 - k];
+        }
+        for (int c = 0; c < K; c++) {
+          wh[(k * K + c) * GW + lane] = w[oh + (g * K + c) * 9 + k];
+          whT[(k * G + g) * KV + c] = w[oh + (g * K + c) * 9 + 8 - k];
+        }
       }
     }
-    Layers.reluForward(post, pre, n * H);
-    for (int r = 0; r < n; r++) {
-      for (int a = 0; a < A; a++) {
-        float s = w[polB.offset() + a];
-        for (int j = 0; j < H; j++) s += post[r * H + j] * w[polW.offset() + a * H + j];
-        logits[(r0 + r) * A + a] = s;
-      }
-      float v = w[valB.offset()];
-      for (int j = 0; j < H; j++) v += post[r * H + j] * w[valW.offset() + j];
-      values[r0 + r] = v;
+    System.arraycopy(w, encB.offset(), be, 0, C);
+    for (int g = 0; g < G; g++) {
+      bi[g / K * KV + g % K] = w[bIh.offset() + g];
+      bh[g / K * KV + g % K] = w[bHh.offset() + g];
     }
+    if (headT.length < NPK * H) headT = new float[NPK * H];
+    int oq = headW.offset();
+    for (int j = 0; j < H; j++) for (int i = 0; i < NPK; i++) headT[i * H + j] = w[oq + j * NPK + i];
   }
 
   @Override
   public void step(byte[] obs, int n, float[] state, float[] logits, float[] values) {
-    if (sx.length < n * OBS) {
-      sx = new float[n * OBS];
-      sPre = new float[n * C * P];
-      sEnc = new float[n * C * P];
-      sH = new float[n * KP];
-      sCache = new float[n * 4 * KP];
-      sY = new float[n * H];
-      sYPre = new float[n * H];
+    relay();
+    if (sH.length < n * NPK) {
+      sH = new float[n * NPK];
+      sX0 = new float[n * H];
     }
-    planes(obs, 0, sx, n);
-    encode(sx, sPre, sEnc, n);
-    cell.forward(sH, sCache, sEnc, state, params, n);
-    System.arraycopy(sH, 0, state, 0, n * KP);
-    heads(sH, sYPre, sY, n, logits, values, 0);
-  }
-
-  private void ensure(int t, int b) {
-    if (t == shapeT && b == shapeB) return;
-    shapeT = t;
-    shapeB = b;
-    x = new float[t][b * OBS];
-    encPre = new float[t][b * C * P];
-    enc = new float[t][b * C * P];
-    hIn = new float[t][b * KP];
-    hOut = new float[t][b * KP];
-    cache = new float[t][b * 4 * KP];
-    hAll = new float[t * b * KP];
-    y = new float[t * b * H];
-    yPre = new float[t * b * H];
-    reset = new boolean[t * b];
-    dy = new float[t * b * H];
-    dyPre = new float[t * b * H];
-    dhAll = new float[t * b * KP];
-    carry = new float[b * KP];
-    dhOut = new float[b * KP];
-    dhIn = new float[b * KP];
-    dEnc = new float[b * C * P];
-    dPre = new float[b * C * P];
-    dx = new float[b * OBS];
+    for (int i = 0; i < n; i++) {
+      toFrame(state, i * NPK, hp1, 0);
+      cellRow(obs, i * OBS, enc1, 0, hp1, 0, gc1, 0, sH, i * NPK);
+    }
+    System.arraycopy(sH, 0, state, 0, n * NPK);
+    head(sH, sX0, n);
+    core.stepFrom(sX0, n, NONE, logits, values);
   }
 
   @Override
   public void forward(byte[] obs, boolean[] resetBefore, float[] h0, int t, int b, float[] logits, float[] values) {
-    ensure(t, b);
-    System.arraycopy(resetBefore, 0, reset, 0, t * b);
-    for (int s = 0; s < t; s++) {
-      planes(obs, s * b * OBS, x[s], b);
-      encode(x[s], encPre[s], enc[s], b);
-      float[] prev = s == 0 ? h0 : hOut[s - 1];
-      for (int i = 0; i < b; i++) {
-        if (resetBefore[s * b + i]) java.util.Arrays.fill(hIn[s], i * KP, (i + 1) * KP, 0f);
-        else System.arraycopy(prev, i * KP, hIn[s], i * KP, KP);
-      }
-      cell.forward(hOut[s], cache[s], enc[s], hIn[s], params, b);
-      System.arraycopy(hOut[s], 0, hAll, s * b * KP, b * KP);
+    relay();
+    int rows = t * b;
+    if (tH.length < rows * NPK) {
+      tEnc = new float[rows * ENC];
+      tHp = new float[rows * HP];
+      tGc = new float[rows * GC];
+      tH = new float[rows * NPK];
+      tX0 = new float[rows * H];
+      tObs = new byte[rows * OBS];
+      tReset = new boolean[rows];
     }
-    heads(hAll, yPre, y, t * b, logits, values, 0);
+    System.arraycopy(obs, 0, tObs, 0, rows * OBS);
+    System.arraycopy(resetBefore, 0, tReset, 0, rows);
+    for (int i = 0; i < b; i++) {
+      for (int s = 0; s < t; s++) {
+        int r = s * b + i;
+        if (resetBefore[r]) Arrays.fill(tHp, r * HP, (r + 1) * HP, 0f);
+        else if (s == 0) toFrame(h0, i * NPK, tHp, r * HP);
+        else toFrame(tH, (r - b) * NPK, tHp, r * HP);
+        cellRow(obs, r * OBS, tEnc, r * ENC, tHp, r * HP, tGc, r * GC, tH, r * NPK);
+      }
+    }
+    head(tH, tX0, rows);
+    core.forwardFrom(tX0, resetBefore, NONE, t, b, logits, values);
+    shapeT = t;
+    shapeB = b;
+    haveForward = true;
+  }
+
+  /** A state [NP][K] at {@code so} into a padded frame [PP][KV] at {@code fo} (border and pad lanes zero). */
+  private void toFrame(float[] st, int so, float[] frame, int fo) {
+    Arrays.fill(frame, fo, fo + HP, 0f);
+    for (int p = 0; p < NP; p++) System.arraycopy(st, so + p * K, frame, fo + PAD_OF[p] * KV, K);
+  }
+
+  /** x0 [n][H] = relu(h [n][NP*K] . head.weight^T + head.bias). */
+  private void head(float[] h, float[] x0, int n) {
+    float[] w = params.data;
+    for (int r = 0; r < n; r++) System.arraycopy(w, headB.offset(), x0, r * H, H);
+    mm.ab(SERIAL, h, 0, headT, 0, x0, 0, n, H, NPK, true);
+    for (int i = 0; i < n * H; i++) x0[i] = Math.max(x0[i], 0f);
+  }
+
+  /**
+   * One row: the encoder into the padded frame {@code enc} (at eo), the ConvGRU from the padded
+   * previous state {@code hp} (at ho) into hOut [NP][K] (at oo), keeping the gates in {@code gc} (at go).
+   */
+  private void cellRow(byte[] obs, int ob, float[] enc, int eo, float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
+    Arrays.fill(enc, eo, eo + ENC, 0f);
+    for (int p = 0; p < NP; p++) {
+      int q = PAD_OF[p]; // the interior cell's board index (the frame is the board)
+      for (int j = 0; j < CV; j += V) {
+        FloatVector acc = FloatVector.fromArray(F, be, j);
+        for (int k = 0; k < 9; k++) {
+          int nb = ob + q + OFF[k];
+          for (int pl = 0; pl < PLANES; pl++) {
+            int v = obs[nb + pl * PP];
+            if (v != 0) acc = FloatVector.fromArray(F, we, (k * PLANES + pl) * CV + j).fma(FloatVector.broadcast(F, (float) v), acc);
+          }
+        }
+        acc.max(0f).intoArray(enc, eo + q * CV + j);
+      }
+    }
+    conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi, 0);
+    conv(hp, ho, KV, 1, K, 0, wh, GW, bh, gh, 0);
+    // Gates: sigmoid of r and z in place in gi, then m = tanh(a) = 2 sigmoid(2a) - 1.
+    for (int p = 0; p < NP; p++) {
+      int o = p * GW;
+      for (int j = 0; j < 2 * KV; j++) gi[o + j] += gh[o + j];
+    }
+    for (int p = 0; p < NP; p++) Kernels.activate(gi, p * GW, 2 * KV, false);
+    for (int p = 0; p < NP; p++) {
+      int o = p * GW + 2 * KV;
+      for (int j = 0; j < KV; j++) gi[o + j] = 2f * (gi[o + j] + gi[o - 2 * KV + j] * gh[o + j]);
+      Kernels.activate(gi, o, KV, false);
+    }
+    for (int p = 0; p < NP; p++) {
+      int o = p * GW, c = go + p * 4 * KV, hq = ho + PAD_OF[p] * KV, out = oo + p * K;
+      for (int j = 0; j < K; j++) {
+        float r = gi[o + j], z = gi[o + KV + j], m = 2f * gi[o + 2 * KV + j] - 1f;
+        hOut[out + j] = (1f - z) * m + z * hp[hq + j];
+        gc[c + j] = r;
+        gc[c + KV + j] = z;
+        gc[c + 2 * KV + j] = m;
+        gc[c + 3 * KV + j] = gh[o + 2 * KV + j];
+      }
+    }
+  }
+
+  /**
+   * A 3x3 convolution over the interior of a padded channels-last frame: out[oo + p*ow + j] for the
+   * 64 cells p and output lanes j in [0, ow) = bias[j] (or 0) + sum over taps k, input groups g and
+   * channels c of in[io + (PAD_OF[p] + OFF[k]) cs + g gs + c] * w[((k groups + g) gch + c) ow + j].
+   * cs is the frame's floats per cell; the input channels are {@code groups} blocks of {@code gch},
+   * {@code gs} apart (the gate gradients' three blocks). One board row of 8 cells at a time: 8
+   * vector accumulators, each weight load feeding 8 FMAs.
+   */
+  private static void conv(float[] in, int io, int cs, int groups, int gch, int gs, float[] w, int ow, float[] bias, float[] out,
+      int oo) {
+    for (int j = 0; j < ow; j += V) {
+      FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, j);
+      for (int y = 0; y < S; y++) {
+        FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init;
+        int base = io + ((y + 1) * SIDE + 1) * cs;
+        for (int k = 0; k < 9; k++) {
+          int kb = base + OFF[k] * cs;
+          for (int g = 0; g < groups; g++) {
+            int wk = ((k * groups + g) * gch) * ow + j, gb = kb + g * gs;
+            for (int c = 0; c < gch; c++) {
+              FloatVector wv = FloatVector.fromArray(F, w, wk + c * ow);
+              int i = gb + c;
+              s0 = FloatVector.broadcast(F, in[i]).fma(wv, s0);
+              s1 = FloatVector.broadcast(F, in[i + cs]).fma(wv, s1);
+              s2 = FloatVector.broadcast(F, in[i + 2 * cs]).fma(wv, s2);
+              s3 = FloatVector.broadcast(F, in[i + 3 * cs]).fma(wv, s3);
+              s4 = FloatVector.broadcast(F, in[i + 4 * cs]).fma(wv, s4);
+              s5 = FloatVector.broadcast(F, in[i + 5 * cs]).fma(wv, s5);
+              s6 = FloatVector.broadcast(F, in[i + 6 * cs]).fma(wv, s6);
+              s7 = FloatVector.broadcast(F, in[i + 7 * cs]).fma(wv, s7);
+            }
+          }
+        }
+        int o = oo + y * S * ow + j;
+        s0.intoArray(out, o);
+        s1.intoArray(out, o + ow);
+        s2.intoArray(out, o + 2 * ow);
+        s3.intoArray(out, o + 3 * ow);
+        s4.intoArray(out, o + 4 * ow);
+        s5.intoArray(out, o + 5 * ow);
+        s6.intoArray(out, o + 6 * ow);
+        s7.intoArray(out, o + 7 * ow);
+      }
+    }
+  }
+
+  /**
+   * The weight gradient of {@link #conv} (one input group): part[po + (k ch + c) ow + j] += sum over
+   * the 64 cells p of in[io + (PAD_OF[p] + OFF[k]) cs + c] * d[dof + PAD_OF[p] ow + j] (d a padded
+   * frame of ow floats per cell), eight input channels at a time.
+   */
+  private static void weightGrad(float[] in, int io, int cs, int ch, float[] d, int dof, int ow, float[] part, int po) {
+    for (int j = 0; j < ow; j += V) {
+      for (int k = 0; k < 9; k++) {
+        int c = 0;
+        for (; c + 8 <= ch; c += 8) {
+          int q = po + (k * ch + c) * ow + j;
+          FloatVector s0 = FloatVector.fromArray(F, part, q), s1 = FloatVector.fromArray(F, part, q + ow);
+          FloatVector s2 = FloatVector.fromArray(F, part, q + 2 * ow), s3 = FloatVector.fromArray(F, part, q + 3 * ow);
+          FloatVector s4 = FloatVector.fromArray(F, part, q + 4 * ow), s5 = FloatVector.fromArray(F, part, q + 5 * ow);
+          FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * ow), s7 = FloatVector.fromArray(F, part, q + 7 * ow);
+          for (int p = 0; p < NP; p++) {
+            FloatVector dv = FloatVector.fromArray(F, d, dof + PAD_OF[p] * ow + j);
+            int a = io + (PAD_OF[p] + OFF[k]) * cs + c;
+            s0 = FloatVector.broadcast(F, in[a]).fma(dv, s0);
+            s1 = FloatVector.broadcast(F, in[a + 1]).fma(dv, s1);
+            s2 = FloatVector.broadcast(F, in[a + 2]).fma(dv, s2);
+            s3 = FloatVector.broadcast(F, in[a + 3]).fma(dv, s3);
+            s4 = FloatVector.broadcast(F, in[a + 4]).fma(dv, s4);
+            s5 = FloatVector.broadcast(F, in[a + 5]).fma(dv, s5);
+            s6 = FloatVector.broadcast(F, in[a + 6]).fma(dv, s6);
+            s7 = FloatVector.broadcast(F, in[a + 7]).fma(dv, s7);
+          }
+          s0.intoArray(part, q);
+          s1.intoArray(part, q + ow);
+          s2.intoArray(part, q + 2 * ow);
+          s3.intoArray(part, q + 3 * ow);
+          s4.intoArray(part, q + 4 * ow);
+          s5.intoArray(part, q + 5 * ow);
+          s6.intoArray(part, q + 6 * ow);
+          s7.intoArray(part, q + 7 * ow);
+        }
+        for (; c < ch; c++) {
+          int q = po + (k * ch + c) * ow + j;
+          FloatVector s0 = FloatVector.fromArray(F, part, q);
+          for (int p = 0; p < NP; p++) {
+            s0 = FloatVector.broadcast(F, in[io + (PAD_OF[p] + OFF[k]) * cs + c]).fma(FloatVector.fromArray(F, d, dof + PAD_OF[p] * ow + j), s0);
+          }
+          s0.intoArray(part, q);
+        }
+      }
+    }
   }
 
   @Override
   public void backward(float[] dLogits, float[] dValues) {
+    if (!haveForward) throw new IllegalStateException("backward without forward");
     int t = shapeT, b = shapeB, rows = t * b;
-    float[] w = params.data, g = params.grad;
-    // heads: dy = dlogits . Wp + dvalues . Wv, and their weight gradients
-    java.util.Arrays.fill(dy, 0f);
-    java.util.Arrays.fill(dyPre, 0f);
-    java.util.Arrays.fill(dhAll, 0f);
-    java.util.Arrays.fill(carry, 0f);
-    Layers.linearBackward(dy, g, polW.offset(), polB.offset(), dLogits, y, w, rows, H, A);
-    Layers.linearBackward(dy, g, valW.offset(), valB.offset(), dValues, y, w, rows, H, 1);
-    Layers.reluBackward(dyPre, yPre, dy, rows * H);
-    Layers.linearBackward(dhAll, g, headW.offset(), headB.offset(), dyPre, hAll, w, rows, KP, H);
-    // through time, last step first; the gradient into h0 is dropped (h0 is data)
-    for (int s = t - 1; s >= 0; s--) {
-      for (int i = 0; i < b * KP; i++) dhOut[i] = dhAll[s * b * KP + i] + carry[i];
-      java.util.Arrays.fill(dhIn, 0f);
-      java.util.Arrays.fill(dEnc, 0f);
-      cell.backward(dEnc, dhIn, dhOut, cache[s], enc[s], hIn[s], params, b);
-      for (int i = 0; i < b; i++) {
-        if (reset[s * b + i]) java.util.Arrays.fill(carry, i * KP, (i + 1) * KP, 0f);
-        else System.arraycopy(dhIn, i * KP, carry, i * KP, KP);
+    core.backward(dLogits, dValues);
+    float[] g = params.grad, w = params.data;
+    // head: through y's ReLU (in place in the core's scratch), then its weight gradients and dLoss/dh.
+    float[] dx0 = core.inputGrad();
+    for (int i = 0; i < rows * H; i++) if (tX0[i] <= 0f) dx0[i] = 0f;
+    mm.atb(SERIAL, dx0, 0, tH, 0, g, headW.offset(), H, NPK, rows, true);
+    for (int j = 0; j < H; j++) {
+      float acc = 0f;
+      for (int r = 0; r < rows; r++) acc += dx0[r * H + j];
+      g[headB.offset() + j] += acc;
+    }
+    // dLoss/dh_t from the head, all rows at once (dx0 . head.weight)
+    if (tDh.length < rows * NPK) tDh = new float[rows * NPK];
+    mm.ab(SERIAL, dx0, 0, w, headW.offset(), tDh, 0, rows, NPK, H, false);
+    relay();
+    Arrays.fill(gW, 0f);
+    int gwi = 0, gwh = wi.length, gwe = gwh + wh.length, gbi = gwe + we.length, gbh = gbi + GW, gbe = gbh + GW;
+    // Through time, column by column (each environment's sequence), last step first; the gradient
+    // into h0 is dropped (h0 is data).
+    for (int i = 0; i < b; i++) {
+      Arrays.fill(carry, 0f);
+      for (int s = t - 1; s >= 0; s--) {
+        int r = s * b + i;
+        // dLoss/dh_t = the head's + the carry from step s + 1
+        for (int q = 0; q < NPK; q++) dOut[q] = tDh[r * NPK + q] + carry[q];
+        int ho = r * HP, go = r * GC, eo = r * ENC;
+        // gates backward: dgi, dgh (padded), and the direct path dh_{t-1} += dh_t z into carry
+        for (int p = 0; p < NP; p++) {
+          int c = go + p * 4 * KV, d = PAD_OF[p] * GW, hq = ho + PAD_OF[p] * KV, o = p * K;
+          for (int j = 0; j < K; j++) {
+            float rr = tGc[c + j], z = tGc[c + KV + j], m = tGc[c + 2 * KV + j], ghn = tGc[c + 3 * KV + j];
+            float dd = dOut[o + j];
+            carry[o + j] = dd * z;
+            float dz = dd * (tHp[hq + j] - m) * z * (1f - z);
+            float dm = dd * (1f - z) * (1f - m * m);
+            float dr = dm * ghn * rr * (1f - rr);
+            dgi[d + j] = dr;
+            dgi[d + KV + j] = dz;
+            dgi[d + 2 * KV + j] = dm;
+            dgh[d + j] = dr;
+            dgh[d + KV + j] = dz;
+            dgh[d + 2 * KV + j] = dm * rr;
+          }
+        }
+        // weight gradients of the two gate convolutions, and their biases
+        weightGrad(tEnc, eo, CV, C, dgi, 0, GW, gW, gwi);
+        weightGrad(tHp, ho, KV, K, dgh, 0, GW, gW, gwh);
+        for (int p = 0; p < NP; p++) {
+          int d = PAD_OF[p] * GW;
+          for (int j = 0; j < GW; j++) {
+            gW[gbi + j] += dgi[d + j];
+            gW[gbh + j] += dgh[d + j];
+          }
+        }
+        // dLoss/dh_{t-1}: the adjoint of the hidden convolution, plus the direct path; zero after a reset
+        if (tReset[r] || s == 0) {
+          Arrays.fill(carry, 0f);
+        } else {
+          conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0);
+          for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dPrev[p * KV + j];
+        }
+        // dLoss/d(enc pre-activation): the adjoint of the input convolution, through the ReLU; the
+        // encoder's weight gradients gather over the observation's non-zero planes.
+        conv(dgi, 0, GW, 3, K, KV, wiT, CV, null, dEnc, 0);
+        int ob = r * OBS;
+        for (int p = 0; p < NP; p++) {
+          int q = PAD_OF[p], de = p * CV;
+          for (int j = 0; j < CV; j++) if (tEnc[eo + q * CV + j] <= 0f) dEnc[de + j] = 0f;
+          for (int j = 0; j < CV; j++) gW[gbe + j] += dEnc[de + j];
+          for (int k = 0; k < 9; k++) {
+            for (int pl = 0; pl < PLANES; pl++) {
+              int v = tObs[ob + pl * PP + q + OFF[k]];
+              if (v == 0) continue;
+              int wq = gwe + (k * PLANES + pl) * CV;
+              for (int j = 0; j < CV; j++) gW[wq + j] += v * dEnc[de + j];
+            }
+          }
+        }
       }
-      java.util.Arrays.fill(dPre, 0f);
-      Layers.reluBackward(dPre, encPre[s], dEnc, b * C * P);
-      Layers.conv3x3Backward(dx, g, encW.offset(), encB.offset(), dPre, x[s], w, b, PLANES, C, SIDE, SIDE);
+    }
+    // back to PyTorch's layouts
+    int oe = encW.offset(), oi = wIh.offset(), oh = wHh.offset(), G = 3 * K;
+    for (int k = 0; k < 9; k++) {
+      for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) g[oe + (c * PLANES + pl) * 9 + k] += gW[gwe + (k * PLANES + pl) * CV + c];
+      for (int gg = 0; gg < G; gg++) {
+        int lane = gg / K * KV + gg % K;
+        for (int c = 0; c < C; c++) g[oi + (gg * C + c) * 9 + k] += gW[gwi + (k * C + c) * GW + lane];
+        for (int c = 0; c < K; c++) g[oh + (gg * K + c) * 9 + k] += gW[gwh + (k * K + c) * GW + lane];
+      }
+    }
+    for (int c = 0; c < C; c++) g[encB.offset() + c] += gW[gbe + c];
+    for (int gg = 0; gg < G; gg++) {
+      g[bIh.offset() + gg] += gW[gbi + gg / K * KV + gg % K];
+      g[bHh.offset() + gg] += gW[gbh + gg / K * KV + gg % K];
     }
   }
 }

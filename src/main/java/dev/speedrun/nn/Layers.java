@@ -392,7 +392,8 @@ public final class Layers {
    *
    * Tensors as {@link GruCell}'s, with the convolution weights 4-D. {@link #forward} keeps r, z, m
    * and gh_n in {@code cache} [N][4Hd][P] for {@link #backward}. A reference implementation (plain
-   * loops over {@link #conv3x3Forward}), checked against finite differences; not yet in a policy.
+   * loops over {@link #conv3x3Forward}), checked against finite differences; {@link ConvGruPolicy}
+   * computes the same equations with kernels of its own (channels-last, vector accumulators).
    */
   public static final class ConvGruCell {
     public final int in, hidden, hh, ww;

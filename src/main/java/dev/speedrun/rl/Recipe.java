@@ -93,8 +93,9 @@ public record Recipe(
     // --- Policy ---
     /**
      * Policy family ("default" = nn.DefaultPolicy, "conv" = nn.ConvPolicy, "convgru" = nn.ConvGruPolicy: a
-     * conv-recurrent reference implementation with {@code channels} encoder and state channels and a
-     * head of width {@code hidden}; it ignores layers, convs and crop).
+     * convolutional GRU on the board's 8 x 8 interior with {@code channels} encoder and state channels
+     * and a head of width {@code hidden}; it ignores layers, convs and crop, and runs one thread per
+     * replica, so use shards = threads).
      */
     String policy,
     /** Width of the recurrent layers. */

@@ -9,11 +9,11 @@ import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 class ConvGruPolicyTest {
-  static final int O = 400, P = 100, S = 10;
+  static final int O = 400, P = 100, NP = 64;
 
-  /** 3x3 convolution with zero padding in double: in [ci][P] -> out [co][P], weight [co][ci][3][3] at wo, bias at bo. */
-  static double[][] conv(double[][] in, double[] w, int wo, int bo, int ci, int co) {
-    double[][] out = new double[co][P];
+  /** 3x3 convolution with zero padding in double on an S x S grid: in [ci][S*S] -> out [co][S*S], weight [co][ci][3][3] at wo, bias at bo. */
+  static double[][] conv(double[][] in, double[] w, int wo, int bo, int ci, int co, int S) {
+    double[][] out = new double[co][S * S];
     for (int o = 0; o < co; o++) {
       for (int y = 0; y < S; y++) {
         for (int x = 0; x < S; x++) {
@@ -48,19 +48,20 @@ class ConvGruPolicyTest {
     int vW = p.tensor("value.weight").offset(), vB = p.tensor("value.bias").offset();
     double loss = 0;
     for (int bi = 0; bi < b; bi++) {
-      double[][] h = new double[K][P];
-      for (int k = 0; k < K; k++) for (int q = 0; q < P; q++) h[k][q] = h0[bi * K * P + k * P + q];
+      double[][] h = new double[K][NP]; // channels-first here; the policy's states are cell-major (p*K + k)
+      for (int k = 0; k < K; k++) for (int q = 0; q < NP; q++) h[k][q] = h0[bi * K * NP + q * K + k];
       for (int s = 0; s < t; s++) {
         int r = s * b + bi;
-        if (reset[r]) h = new double[K][P];
+        if (reset[r]) h = new double[K][NP];
         double[][] x = new double[4][P];
         for (int pl = 0; pl < 4; pl++) for (int q = 0; q < P; q++) x[pl][q] = obs[r * O + pl * P + q];
-        double[][] e = conv(x, w, eW, eB, 4, C);
-        for (double[] row : e) for (int q = 0; q < P; q++) row[q] = Math.max(0, row[q]);
-        double[][] gi = conv(e, w, gIW, gIB, C, 3 * K), gh = conv(h, w, gHW, gHB, K, 3 * K);
-        double[][] hn = new double[K][P];
+        double[][] board = conv(x, w, eW, eB, 4, C, 10); // the whole board's convolution, then its 8 x 8 interior
+        double[][] e = new double[C][NP];
+        for (int ch = 0; ch < C; ch++) for (int q = 0; q < NP; q++) e[ch][q] = Math.max(0, board[ch][(q / 8 + 1) * 10 + q % 8 + 1]);
+        double[][] gi = conv(e, w, gIW, gIB, C, 3 * K, 8), gh = conv(h, w, gHW, gHB, K, 3 * K, 8);
+        double[][] hn = new double[K][NP];
         for (int k = 0; k < K; k++) {
-          for (int q = 0; q < P; q++) {
+          for (int q = 0; q < NP; q++) {
             double rr = sig(gi[k][q] + gh[k][q]), z = sig(gi[K + k][q] + gh[K + k][q]);
             double m = Math.tanh(gi[2 * K + k][q] + rr * gh[2 * K + k][q]);
             hn[k][q] = (1 - z) * m + z * h[k][q];
@@ -70,7 +71,7 @@ class ConvGruPolicyTest {
         double[] y = new double[H];
         for (int j = 0; j < H; j++) {
           double v = w[hB + j];
-          for (int k = 0; k < K; k++) for (int q = 0; q < P; q++) v += w[hW + j * K * P + k * P + q] * h[k][q];
+          for (int k = 0; k < K; k++) for (int q = 0; q < NP; q++) v += w[hW + j * K * NP + q * K + k] * h[k][q];
           y[j] = Math.max(0, v);
         }
         for (int a = 0; a < A; a++) {
@@ -88,15 +89,20 @@ class ConvGruPolicyTest {
     return loss;
   }
 
-  @Test
-  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference() {
-    var cfg = new ConvGruPolicy.Config(3, 2, 6, 5, 4);
+  /**
+   * Channel counts below one vector (pad lanes everywhere), and above eight (the weight gradient's
+   * eight-channel blocks) and one vector (the gates' second vector).
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3", "9, 17, 5, 3, 2"})
+  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b) {
+    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4);
     var net = new ConvGruPolicy(cfg);
     Params p = net.params();
     Rng rng = new Rng(23);
     float[] init = randomFloats(rng, p.size(), 0.3f);
     System.arraycopy(init, 0, p.data, 0, p.size());
-    int t = 4, b = 3, rows = t * b, A = 5;
+    int rows = t * b, A = 5;
     byte[] obs = randomObs(rng, rows);
     boolean[] reset = new boolean[rows];
     reset[2 * b + 1] = true; // an episode begins mid-segment for sequence 1
@@ -174,8 +180,8 @@ class ConvGruPolicyTest {
     var cfg = new ConvGruPolicy.Config(16, 16, 128, 5, 1);
     var net = new ConvGruPolicy(cfg);
     int C = 16, K = 16, H = 128, A = 5;
-    assertThat(net.params().size()).isEqualTo(36 * C + C + 3 * K * (9 * C + 9 * K + 2) + (K * 100 + 1) * H + (A + 1) * (H + 1));
-    assertThat(net.stateSize()).isEqualTo(K * 100);
-    assertThat(cfg.forwardMacs()).isEqualTo(3600.0 * C + 2700.0 * K * (C + K) + 100.0 * K * H + (A + 1) * H);
+    assertThat(net.params().size()).isEqualTo(36 * C + C + 3 * K * (9 * C + 9 * K + 2) + (K * 64 + 1) * H + (A + 1) * (H + 1));
+    assertThat(net.stateSize()).isEqualTo(K * 64);
+    assertThat(cfg.forwardMacs()).isEqualTo(2304.0 * C + 1728.0 * K * (C + K) + 64.0 * K * H + (A + 1) * H);
   }
 }
