@@ -9,8 +9,9 @@ import jdk.incubator.vector.VectorSpecies;
  * A convolutional recurrent actor-critic (the conv-recurrent candidate of docs/experiments.md):
  * its recurrent state is a feature map, so each step's update of a cell sees its neighbours', as in
  * the DRC agents that learn Sokoban well (Guez et al. 2019), here with one convolutional GRU and one
- * tick per step, on the board's 8 x 8 interior (every Boxoban level has a wall border; the encoder
- * still reads the border through its taps).
+ * or more ticks per step (DRC's "thinking": the same encoding fed to the cell {@code ticks} times,
+ * each tick's state the next one's previous state), on the board's 8 x 8 interior (every Boxoban
+ * level has a wall border; the encoder still reads the border through its taps).
  *
  * <pre>
  * Legend: R = T*B rows (time-major); NP = 64 interior cells (8 x 8; cell p = y*8 + x is board cell
@@ -26,6 +27,7 @@ import jdk.incubator.vector.VectorSpecies;
  *                           gh = conv3x3(h, cgru.weight_hh [3K][K][3][3]) + cgru.bias_hh
  *                           r = sig(gi_r + gh_r); z = sig(gi_z + gh_z); m = tanh(gi_n + r gh_n)
  *                           h_t = (1 - z) m + z h_{t-1}
+ *                         with ticks N > 1: h^0 = h_{t-1}, h^(i+1) = ConvGRU(e_t, h^i), h_t = h^N (gi once per step)
  *   head   y[R][H]      = relu(h_t flattened (index p*K + k) . head.weight^T + head.bias), head.weight [H][NP*K]
  *   out    logits, values: {@link DefaultPolicy}'s heads on y (its core with no minGRU layer)
  * </pre>
@@ -38,22 +40,32 @@ import jdk.incubator.vector.VectorSpecies;
  * kernel); the backward pass's input gradients are the same kernel on the gate gradients with
  * flipped, transposed weights, and {@link #weightGrad} sums weight gradients eight input channels
  * at a time. The backward pass runs column by column (each environment's sequence, last step
- * first), summing weight gradients in that fixed order. One thread per policy: the trainer's
+ * first, within a step the last tick first), summing weight gradients in that fixed order. One thread per policy: the trainer's
  * {@code shards} give each core its own replica. Not thread-safe.
  *
- * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1). Multiply-adds per forward
- * step: 2,304 C + 1,728 K (C + K) + 64 K H + (A + 1) H ({@link Config#forwardMacs}), plus about
- * 30 elementwise operations per state value.
+ * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1) (ticks add none).
+ * Multiply-adds per forward step: 2,304 C + 1,728 K (C + N K) + 64 K H + (A + 1) H
+ * ({@link Config#forwardMacs}), plus about 30 elementwise operations per state value and tick.
  */
 public final class ConvGruPolicy implements PolicyNet {
   public static final int OBS = 400, SIDE = 10, PLANES = 4;
   /** Interior side, cells, and the cells of the padded frame (the board's own 10 x 10). */
   static final int S = SIDE - 2, NP = S * S, PP = SIDE * SIDE;
 
-  /** @param channels C; @param state K; @param hidden H; @param actions A; @param seed initialisation. */
-  public record Config(int channels, int state, int hidden, int actions, long seed) {
+  /**
+   * @param channels C; @param state K; @param hidden H; @param actions A; @param seed initialisation;
+   * @param ticks N, cell updates per environment step (0 reads as 1: configs written before ticks existed).
+   */
+  public record Config(int channels, int state, int hidden, int actions, long seed, int ticks) {
     public Config {
+      if (ticks == 0) ticks = 1;
       if (channels < 1 || state < 1 || hidden < 1 || actions < 1) throw new IllegalArgumentException("sizes must be positive: " + this);
+      if (ticks < 1 || ticks > 16) throw new IllegalArgumentException("ticks must be in 1..16: " + this);
+    }
+
+    /** One tick per step. */
+    public Config(int channels, int state, int hidden, int actions, long seed) {
+      this(channels, state, hidden, actions, seed, 1);
     }
 
     public String toJson() {
@@ -65,7 +77,8 @@ public final class ConvGruPolicy implements PolicyNet {
     }
 
     public double forwardMacs() {
-      return 36.0 * NP * channels + 27.0 * NP * state * (channels + state) + (double) NP * state * hidden + (actions + 1.0) * hidden;
+      return 36.0 * NP * channels + 27.0 * NP * state * (channels + (double) ticks * state) + (double) NP * state * hidden
+          + (actions + 1.0) * hidden;
     }
   }
 
@@ -83,7 +96,7 @@ public final class ConvGruPolicy implements PolicyNet {
   private final Params params = new Params();
   private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB;
   private final DefaultPolicy core;
-  private final int C, K, H, CV, KV, GW, NPK;
+  private final int C, K, H, CV, KV, GW, NPK, T;
   private final ParMm mm = new ParMm();
   private static final Workers SERIAL = new Workers(1);
   private static final float[] NONE = new float[0]; // the core's state (it has no minGRU layer)
@@ -95,8 +108,11 @@ public final class ConvGruPolicy implements PolicyNet {
   private final float[] we, be, wi, wh, bi, bh, wiT, whT;
   private float[] headT = new float[0];
 
-  /** Per-row activations: padded enc [PP][CV], padded h_{t-1} [PP][KV], gates (r, z, m, gh_n) [NP][4KV]. */
-  private final int ENC, HP, GC;
+  /**
+   * Per-row activations: padded enc [PP][CV]; per tick the padded previous state [PP][KV] and the
+   * gates (r, z, m, gh_n) [NP][4KV] (HPT and GCT floats per row: T of each).
+   */
+  private final int ENC, HP, GC, HPT, GCT;
   // Training forward's activations for the backward pass, [R] rows each, and its shape.
   private float[] tEnc = new float[0], tHp = new float[0], tGc = new float[0], tH = new float[0], tX0 = new float[0], tDh = new float[0];
   private byte[] tObs = new byte[0];
@@ -105,7 +121,7 @@ public final class ConvGruPolicy implements PolicyNet {
   private boolean haveForward;
   // Rollout step's buffers ([N] rows, keeps nothing) and per-row scratch.
   private float[] sH = new float[0], sX0 = new float[0];
-  private final float[] enc1, hp1, gc1, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut;
+  private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick;
   private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be
 
   public ConvGruPolicy(Config cfg) {
@@ -117,6 +133,7 @@ public final class ConvGruPolicy implements PolicyNet {
     KV = (K + V - 1) / V * V;
     GW = 3 * KV;
     NPK = NP * K;
+    T = cfg.ticks();
     encW = params.add("enc.weight", C, PLANES, 3, 3);
     encB = params.add("enc.bias", C);
     wIh = params.add("cgru.weight_ih", 3 * K, C, 3, 3);
@@ -145,9 +162,12 @@ public final class ConvGruPolicy implements PolicyNet {
     ENC = PP * CV;
     HP = PP * KV;
     GC = NP * 4 * KV;
+    HPT = T * HP;
+    GCT = T * GC;
     enc1 = new float[ENC];
-    hp1 = new float[HP];
-    gc1 = new float[GC];
+    hp1 = new float[HPT];
+    gc1 = new float[GCT];
+    gi0 = new float[NP * GW];
     gi = new float[NP * GW];
     gh = new float[NP * GW];
     dgi = new float[PP * GW]; // padded: the adjoint convolutions read them; the border stays zero
@@ -156,6 +176,7 @@ public final class ConvGruPolicy implements PolicyNet {
     dPrev = new float[NP * KV];
     carry = new float[NPK];
     dOut = new float[NPK];
+    hTick = new float[NPK];
     gW = new float[wi.length + wh.length + we.length + 2 * GW + CV];
   }
 
@@ -221,8 +242,8 @@ public final class ConvGruPolicy implements PolicyNet {
     int rows = t * b;
     if (tH.length < rows * NPK) {
       tEnc = new float[rows * ENC];
-      tHp = new float[rows * HP];
-      tGc = new float[rows * GC];
+      tHp = new float[rows * HPT];
+      tGc = new float[rows * GCT];
       tH = new float[rows * NPK];
       tX0 = new float[rows * H];
       tObs = new byte[rows * OBS];
@@ -233,10 +254,10 @@ public final class ConvGruPolicy implements PolicyNet {
     for (int i = 0; i < b; i++) {
       for (int s = 0; s < t; s++) {
         int r = s * b + i;
-        if (resetBefore[r]) Arrays.fill(tHp, r * HP, (r + 1) * HP, 0f);
-        else if (s == 0) toFrame(h0, i * NPK, tHp, r * HP);
-        else toFrame(tH, (r - b) * NPK, tHp, r * HP);
-        cellRow(obs, r * OBS, tEnc, r * ENC, tHp, r * HP, tGc, r * GC, tH, r * NPK);
+        if (resetBefore[r]) Arrays.fill(tHp, r * HPT, r * HPT + HP, 0f);
+        else if (s == 0) toFrame(h0, i * NPK, tHp, r * HPT);
+        else toFrame(tH, (r - b) * NPK, tHp, r * HPT);
+        cellRow(obs, r * OBS, tEnc, r * ENC, tHp, r * HPT, tGc, r * GCT, tH, r * NPK);
       }
     }
     head(tH, tX0, rows);
@@ -261,10 +282,25 @@ public final class ConvGruPolicy implements PolicyNet {
   }
 
   /**
-   * One row: the encoder into the padded frame {@code enc} (at eo), the ConvGRU from the padded
-   * previous state {@code hp} (at ho) into hOut [NP][K] (at oo), keeping the gates in {@code gc} (at go).
+   * One row: the encoder into the padded frame {@code enc} (at eo), then T ticks of the ConvGRU from
+   * the padded previous state in {@code hp} at ho (the caller's; the later ticks' frames follow it,
+   * HP apart) into hOut [NP][K] (at oo), keeping each tick's gates in {@code gc} (at go, GC apart).
    */
   private void cellRow(byte[] obs, int ob, float[] enc, int eo, float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
+    encode(obs, ob, enc, eo);
+    conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi0, 0);
+    for (int tk = 0; tk < T; tk++) {
+      if (tk == T - 1) {
+        tick(hp, ho + tk * HP, gc, go + tk * GC, hOut, oo);
+      } else {
+        tick(hp, ho + tk * HP, gc, go + tk * GC, hTick, 0);
+        toFrame(hTick, 0, hp, ho + (tk + 1) * HP);
+      }
+    }
+  }
+
+  /** The encoder of one observation (at ob) into the padded frame {@code enc} (at eo). */
+  private void encode(byte[] obs, int ob, float[] enc, int eo) {
     Arrays.fill(enc, eo, eo + ENC, 0f);
     for (int p = 0; p < NP; p++) {
       int q = PAD_OF[p]; // the interior cell's board index (the frame is the board)
@@ -280,7 +316,14 @@ public final class ConvGruPolicy implements PolicyNet {
         acc.max(0f).intoArray(enc, eo + q * CV + j);
       }
     }
-    conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi, 0);
+  }
+
+  /**
+   * One tick of the ConvGRU, its input convolution already in gi0: from the padded previous state
+   * {@code hp} (at ho) into hOut [NP][K] (at oo), keeping the gates in {@code gc} (at go).
+   */
+  private void tick(float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
+    System.arraycopy(gi0, 0, gi, 0, gi0.length);
     conv(hp, ho, KV, 1, K, 0, wh, GW, bh, gh, 0);
     // Gates: sigmoid of r and z in place in gi, then m = tanh(a) = 2 sigmoid(2a) - 1.
     for (int p = 0; p < NP; p++) {
@@ -429,41 +472,50 @@ public final class ConvGruPolicy implements PolicyNet {
         int r = s * b + i;
         // dLoss/dh_t = the head's + the carry from step s + 1
         for (int q = 0; q < NPK; q++) dOut[q] = tDh[r * NPK + q] + carry[q];
-        int ho = r * HP, go = r * GC, eo = r * ENC;
-        // gates backward: dgi, dgh (padded), and the direct path dh_{t-1} += dh_t z into carry
-        for (int p = 0; p < NP; p++) {
-          int c = go + p * 4 * KV, d = PAD_OF[p] * GW, hq = ho + PAD_OF[p] * KV, o = p * K;
-          for (int j = 0; j < K; j++) {
-            float rr = tGc[c + j], z = tGc[c + KV + j], m = tGc[c + 2 * KV + j], ghn = tGc[c + 3 * KV + j];
-            float dd = dOut[o + j];
-            carry[o + j] = dd * z;
-            float dz = dd * (tHp[hq + j] - m) * z * (1f - z);
-            float dm = dd * (1f - z) * (1f - m * m);
-            float dr = dm * ghn * rr * (1f - rr);
-            dgi[d + j] = dr;
-            dgi[d + KV + j] = dz;
-            dgi[d + 2 * KV + j] = dm;
-            dgh[d + j] = dr;
-            dgh[d + KV + j] = dz;
-            dgh[d + 2 * KV + j] = dm * rr;
+        int eo = r * ENC;
+        // dgi sums over the ticks (they share the input convolution); its border stays zero
+        Arrays.fill(dgi, 0f);
+        for (int tk = T - 1; tk >= 0; tk--) {
+          int ho = r * HPT + tk * HP, go = r * GCT + tk * GC;
+          if (tk < T - 1) System.arraycopy(carry, 0, dOut, 0, NPK); // a later tick's only consumer is the next tick
+          // gates backward: dgi (summed), dgh (padded), and the direct path dh^(i-1) += dh^i z into carry
+          for (int p = 0; p < NP; p++) {
+            int c = go + p * 4 * KV, d = PAD_OF[p] * GW, hq = ho + PAD_OF[p] * KV, o = p * K;
+            for (int j = 0; j < K; j++) {
+              float rr = tGc[c + j], z = tGc[c + KV + j], m = tGc[c + 2 * KV + j], ghn = tGc[c + 3 * KV + j];
+              float dd = dOut[o + j];
+              carry[o + j] = dd * z;
+              float dz = dd * (tHp[hq + j] - m) * z * (1f - z);
+              float dm = dd * (1f - z) * (1f - m * m);
+              float dr = dm * ghn * rr * (1f - rr);
+              dgi[d + j] += dr;
+              dgi[d + KV + j] += dz;
+              dgi[d + 2 * KV + j] += dm;
+              dgh[d + j] = dr;
+              dgh[d + KV + j] = dz;
+              dgh[d + 2 * KV + j] = dm * rr;
+            }
+          }
+          // the hidden convolution's weight and bias gradients
+          weightGrad(tHp, ho, KV, K, dgh, 0, GW, gW, gwh);
+          for (int p = 0; p < NP; p++) {
+            int d = PAD_OF[p] * GW;
+            for (int j = 0; j < GW; j++) gW[gbh + j] += dgh[d + j];
+          }
+          // dLoss/dh^(i-1) (at the first tick dh_{t-1}): the adjoint of the hidden convolution, plus
+          // the direct path; zero at the first tick after a reset or of the segment
+          if (tk == 0 && (tReset[r] || s == 0)) {
+            Arrays.fill(carry, 0f);
+          } else {
+            conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0);
+            for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dPrev[p * KV + j];
           }
         }
-        // weight gradients of the two gate convolutions, and their biases
+        // the input convolution's weight and bias gradients
         weightGrad(tEnc, eo, CV, C, dgi, 0, GW, gW, gwi);
-        weightGrad(tHp, ho, KV, K, dgh, 0, GW, gW, gwh);
         for (int p = 0; p < NP; p++) {
           int d = PAD_OF[p] * GW;
-          for (int j = 0; j < GW; j++) {
-            gW[gbi + j] += dgi[d + j];
-            gW[gbh + j] += dgh[d + j];
-          }
-        }
-        // dLoss/dh_{t-1}: the adjoint of the hidden convolution, plus the direct path; zero after a reset
-        if (tReset[r] || s == 0) {
-          Arrays.fill(carry, 0f);
-        } else {
-          conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0);
-          for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dPrev[p * KV + j];
+          for (int j = 0; j < GW; j++) gW[gbi + j] += dgi[d + j];
         }
         // dLoss/d(enc pre-activation): the adjoint of the input convolution, through the ReLU; the
         // encoder's weight gradients gather over the observation's non-zero planes.

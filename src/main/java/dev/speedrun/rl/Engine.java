@@ -26,7 +26,7 @@ public final class Engine {
   }
 
   static ConvGruPolicy.Config convGruConfig(Recipe r, long seed) {
-    return new ConvGruPolicy.Config(r.channels(), r.channels(), r.hidden(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed);
+    return new ConvGruPolicy.Config(r.channels(), r.channels(), r.hidden(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.ticks());
   }
 
   private static final Workers ONE_THREAD = new Workers(1);
@@ -70,7 +70,7 @@ public final class Engine {
    */
   public static double forwardMacs(Recipe r) {
     if (r.policy().equals("conv")) return convConfig(r, 0).forwardMacs() + 20 * r.hidden() * r.layers() + 2000 * r.channels();
-    if (r.policy().equals("convgru")) return convGruConfig(r, 0).forwardMacs() + 1000 * r.channels(); // + gates, about 10 per state cell
+    if (r.policy().equals("convgru")) return convGruConfig(r, 0).forwardMacs() + 1000.0 * r.channels() * r.ticks(); // + gates, about 10 per state cell and tick
     double h = r.hidden();
     return 60 * h + 3 * h * h * r.layers() + (dev.speedrun.env.BoxobanEnv.NUM_ACTIONS + 1) * h + 20 * h * r.layers();
   }

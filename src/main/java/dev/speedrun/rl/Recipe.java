@@ -94,7 +94,7 @@ public record Recipe(
     /**
      * Policy family ("default" = nn.DefaultPolicy, "conv" = nn.ConvPolicy, "convgru" = nn.ConvGruPolicy: a
      * convolutional GRU on the board's 8 x 8 interior with {@code channels} encoder and state channels
-     * and a head of width {@code hidden}; it ignores layers, convs and crop, and runs one thread per
+     * and a head of width {@code hidden}, {@code ticks} cell updates per step; it ignores layers, convs and crop, and runs one thread per
      * replica, so use shards = threads).
      */
     String policy,
@@ -197,6 +197,12 @@ public record Recipe(
      */
     boolean crop,
     /**
+     * policy=convgru: updates of the ConvGRU per environment step (1..16; DRC's ticks): the step's
+     * encoding is fed to the cell this many times, each tick's state the next one's previous state;
+     * each tick beyond the first costs the hidden convolution again (nn.ConvGruPolicy).
+     */
+    int ticks,
+    /**
      * Early stop on validation (DESIGN.md: "a recipe may stop early on validation, never on test"):
      * the run ends, as if its last iteration had come, after the first in-training validation whose
      * greedy solve rate on the {@code valLevels} levels is at least this; 0 = never (run all
@@ -222,6 +228,7 @@ public record Recipe(
     m.put("rewardScale", 1f);
     m.put("convs", 2);
     m.put("crop", false);
+    m.put("ticks", 1);
     m.put("stopValSolveRate", 0f);
     return java.util.Collections.unmodifiableMap(m);
   }
@@ -252,7 +259,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 0f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, 0f);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -289,7 +296,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 0f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, 0f);
 
   /**
    * The record candidate of sessions 2-5 (selectable with {@code --recipe conv}): {@link #BASE}'s
@@ -412,6 +419,7 @@ public record Recipe(
     if (shards > 1 && overlap) throw new UserError("recipe: shards > 1 does not combine with overlap");
     if (!(stopValSolveRate >= 0 && stopValSolveRate <= 1)) throw new UserError("recipe: stopValSolveRate must be in [0, 1] (0 = never stop early)");
     if (convs < 2 || convs > 8) throw new UserError("recipe: convs must be in 2..8, got " + convs);
+    if (ticks < 1 || ticks > 16) throw new UserError("recipe: ticks must be in 1..16, got " + ticks);
     if (!(rewardScale > 0) || Float.isInfinite(rewardScale) || !(rewardClamp > 0)) {
       throw new UserError("recipe: rewardScale and rewardClamp must be positive and finite");
     }

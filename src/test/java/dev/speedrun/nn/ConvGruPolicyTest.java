@@ -58,16 +58,18 @@ class ConvGruPolicyTest {
         double[][] board = conv(x, w, eW, eB, 4, C, 10); // the whole board's convolution, then its 8 x 8 interior
         double[][] e = new double[C][NP];
         for (int ch = 0; ch < C; ch++) for (int q = 0; q < NP; q++) e[ch][q] = Math.max(0, board[ch][(q / 8 + 1) * 10 + q % 8 + 1]);
-        double[][] gi = conv(e, w, gIW, gIB, C, 3 * K, 8), gh = conv(h, w, gHW, gHB, K, 3 * K, 8);
-        double[][] hn = new double[K][NP];
-        for (int k = 0; k < K; k++) {
-          for (int q = 0; q < NP; q++) {
-            double rr = sig(gi[k][q] + gh[k][q]), z = sig(gi[K + k][q] + gh[K + k][q]);
-            double m = Math.tanh(gi[2 * K + k][q] + rr * gh[2 * K + k][q]);
-            hn[k][q] = (1 - z) * m + z * h[k][q];
+        for (int tick = 0; tick < c.ticks(); tick++) {
+          double[][] gi = conv(e, w, gIW, gIB, C, 3 * K, 8), gh = conv(h, w, gHW, gHB, K, 3 * K, 8);
+          double[][] hn = new double[K][NP];
+          for (int k = 0; k < K; k++) {
+            for (int q = 0; q < NP; q++) {
+              double rr = sig(gi[k][q] + gh[k][q]), z = sig(gi[K + k][q] + gh[K + k][q]);
+              double m = Math.tanh(gi[2 * K + k][q] + rr * gh[2 * K + k][q]);
+              hn[k][q] = (1 - z) * m + z * h[k][q];
+            }
           }
+          h = hn;
         }
-        h = hn;
         double[] y = new double[H];
         for (int j = 0; j < H; j++) {
           double v = w[hB + j];
@@ -91,12 +93,12 @@ class ConvGruPolicyTest {
 
   /**
    * Channel counts below one vector (pad lanes everywhere), and above eight (the weight gradient's
-   * eight-channel blocks) and one vector (the gates' second vector).
+   * eight-channel blocks) and one vector (the gates' second vector); one tick per step, and three.
    */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3", "9, 17, 5, 3, 2"})
-  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b) {
-    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4);
+  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1", "9, 17, 5, 3, 2, 1", "3, 2, 6, 4, 3, 3", "9, 17, 5, 3, 2, 2"})
+  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b, int ticks) {
+    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks);
     var net = new ConvGruPolicy(cfg);
     Params p = net.params();
     Rng rng = new Rng(23);
@@ -141,9 +143,10 @@ class ConvGruPolicyTest {
   }
 
   /** The rollout's step, T times with the same resets, gives the training forward's outputs. */
-  @Test
-  void stepOverTStepsEqualsForwardOverTheSegment() {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9));
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3})
+  void stepOverTStepsEqualsForwardOverTheSegment(int ticks) {
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks));
     Rng rng = new Rng(21);
     int t = 5, b = 4, rows = t * b, St = net.stateSize();
     byte[] obs = randomObs(rng, rows);
@@ -166,7 +169,7 @@ class ConvGruPolicyTest {
 
   @Test
   void savesAndLoadsThroughPoliciesWithItsConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11));
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 2));
     java.nio.file.Path f = tmp.resolve("p.safetensors");
     Policies.save(f, net, java.util.Map.of());
     PolicyNet back = Policies.load(f);
@@ -183,5 +186,15 @@ class ConvGruPolicyTest {
     assertThat(net.params().size()).isEqualTo(36 * C + C + 3 * K * (9 * C + 9 * K + 2) + (K * 64 + 1) * H + (A + 1) * (H + 1));
     assertThat(net.stateSize()).isEqualTo(K * 64);
     assertThat(cfg.forwardMacs()).isEqualTo(2304.0 * C + 1728.0 * K * (C + K) + 64.0 * K * H + (A + 1) * H);
+    var three = new ConvGruPolicy.Config(16, 16, 128, 5, 1, 3);
+    assertThat(new ConvGruPolicy(three).params().size()).isEqualTo(net.params().size());
+    assertThat(three.forwardMacs()).isEqualTo(2304.0 * C + 1728.0 * K * (C + 3 * K) + 64.0 * K * H + (A + 1) * H);
+  }
+
+  /** A config written before ticks existed (no such key) reads as one tick. */
+  @Test
+  void configsWithoutTicksReadAsOneTick() {
+    var c = ConvGruPolicy.Config.fromJson("{\"channels\":4,\"state\":3,\"hidden\":8,\"actions\":5,\"seed\":11}");
+    assertThat(c).isEqualTo(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 1));
   }
 }

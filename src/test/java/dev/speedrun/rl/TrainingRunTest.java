@@ -171,10 +171,10 @@ class TrainingRunTest {
     killAndResume(tmp, small(Map.of()));
   }
 
-  /** The conv-recurrent policy (its state a feature map) trains with Muon and resumes bit for bit. */
+  /** The conv-recurrent policy (its state a feature map), two ticks a step, trains with Muon and resumes bit for bit. */
   @Test
   void convGruRunResumesBitIdentical(@TempDir Path tmp) throws Exception {
-    killAndResume(tmp, small(Map.of("policy", "convgru", "channels", "4", "hidden", "16", "optimizer", "muon")));
+    killAndResume(tmp, small(Map.of("policy", "convgru", "channels", "4", "hidden", "16", "optimizer", "muon", "ticks", "2")));
   }
 
   /** Muon's momentum and Adam moments for the vectors travel through the checkpoint too. */
