@@ -38,7 +38,7 @@ public final class FakeChatServer implements AutoCloseable {
   volatile IntFunction<Fault> faults = i -> Fault.NONE;
   /** Boards that always get HTTP 500. */
   final java.util.Set<String> broken = ConcurrentHashMap.newKeySet();
-  volatile int slowMillis = 1500;
+  volatile int slowMillis = 30_000; // far past any client timeout; close() interrupts it
 
   public FakeChatServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);

@@ -18,9 +18,11 @@ class LlmEvalTest {
   static final Prompt QUESTION_ONLY = Prompt.parse(
       "{\"messages\": [{\"role\": \"system\", \"content\": \"solve\"}, {\"role\": \"user\", \"content\": \"{{question}}\"}]}", "test");
 
+  // The timeout must outlast a real answer on a loaded machine (a training run beside the tests
+  // once made 700 ms too short); only the SLOW fault, which sleeps far longer, should hit it.
   static ChatClient client(FakeChatServer s, int retries) {
     return new ChatClient(s.endpoint(), new ChatClient.Options("fake", 0.8, 0.95, 12288,
-        Duration.ofMillis(700), retries, Duration.ofMillis(1), Duration.ofMillis(5), null));
+        Duration.ofSeconds(4), retries, Duration.ofMillis(1), Duration.ofMillis(5), null));
   }
 
   static LlmEval.Settings settings(int k, LlmEval.NMode mode) {
