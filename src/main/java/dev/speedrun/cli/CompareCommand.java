@@ -40,8 +40,22 @@ public final class CompareCommand implements Callable<Integer> {
   @Option(names = "--window", paramLabel = "W", description = "Half-width of the averaging window, in the marks' unit (default: half the marks' spacing).")
   Double window;
 
+  @Option(names = "--reach", split = ",", paramLabel = "VALUE",
+      description = {"Instead of marks: when each run's first --metric (default charts/solve_rate), averaged over the last",
+        "--window million steps (default 2), first reached each value, in steps and clock; e.g. --reach 0.05,0.1,0.2."})
+  List<Double> reach = new ArrayList<>();
+
   @Override
   public Integer call() {
+    if (!reach.isEmpty()) {
+      List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
+      String metric = metrics.isEmpty() ? "charts/solve_rate" : metrics.get(0);
+      RunCompare.Reach r = RunCompare.reach(rs, metric, reach.stream().mapToDouble(Double::doubleValue).toArray(), window);
+      PrintWriter pw = spec.commandLine().getOut();
+      pw.print(r.markdown());
+      pw.flush();
+      return 0;
+    }
     RunPlot.XAxis axis = RunPlot.XAxis.parse(x);
     List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
     List<String> ms = metrics.isEmpty() ? RunCompare.DEFAULT_METRICS : metrics;

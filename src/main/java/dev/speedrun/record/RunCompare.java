@@ -129,6 +129,67 @@ public final class RunCompare {
     return new Table(x, marks, labels, List.copyOf(metrics), cells);
   }
 
+  /**
+   * Where each run first reached each value: the first row whose trailing mean of {@code metric}
+   * (over the rows within the last {@code window} million steps, that row included) is at least the
+   * value, as millions of steps and minutes of training clock ("-" if it never did). Steps to an
+   * equal solve rate, and the minutes they cost, are what "ahead per step" and "ahead per minute"
+   * mean for a variant.
+   */
+  public record Reach(String metric, double window, double[] values, List<String> labels, double[][] steps, double[][] minutes) {
+    public String markdown() {
+      StringBuilder sb = new StringBuilder();
+      sb.append("cells: env steps (M) / training clock (min) when the mean of ").append(metric).append(" over the last ")
+          .append(num(window)).append("M steps first reached the value\n\n| ").append(metric).append(" |");
+      for (String l : labels) sb.append(' ').append(l).append(" |");
+      sb.append("\n|---:|");
+      for (int i = 0; i < labels.size(); i++) sb.append("---|");
+      sb.append('\n');
+      for (int k = 0; k < values.length; k++) {
+        sb.append("| ").append(format(metric, values[k])).append(" |");
+        for (int i = 0; i < labels.size(); i++) {
+          if (Double.isNaN(steps[k][i])) sb.append(" - |");
+          else sb.append(' ').append(String.format(Locale.ROOT, "%.1fM / %.0f min", steps[k][i], minutes[k][i])).append(" |");
+        }
+        sb.append('\n');
+      }
+      return sb.toString();
+    }
+  }
+
+  /** {@link Reach} for {@code runs}; {@code window} in millions of steps (default 2). */
+  public static Reach reach(List<RunPlot.Run> runs, String metric, double[] values, Double window) {
+    if (runs.isEmpty()) throw new UserError("compare: name at least one run directory");
+    if (values.length == 0) throw new UserError("compare: --reach needs at least one value");
+    for (double v : values) if (!Double.isFinite(v)) throw new UserError("--reach values must be numbers, got " + v);
+    double w = window != null ? window : 2;
+    if (!(w > 0) || Double.isInfinite(w)) throw new UserError("--window must be a positive number, got " + w);
+    double[][] steps = new double[values.length][runs.size()], minutes = new double[values.length][runs.size()];
+    boolean any = false;
+    for (int i = 0; i < runs.size(); i++) {
+      List<JsonNode> rows = RunPlot.metrics(runs.get(i).dir());
+      double[][] p = RunDir.series(rows, "global_step", metric), clock = RunDir.series(rows, "global_step", "time/wall_clock_s");
+      any |= p[0].length > 0;
+      for (int k = 0; k < values.length; k++) {
+        steps[k][i] = Double.NaN;
+        minutes[k][i] = Double.NaN;
+        double sum = 0;
+        int from = 0;
+        for (int j = 0; j < p[0].length; j++) {
+          sum += p[1][j];
+          while (p[0][from] * 1e-6 <= p[0][j] * 1e-6 - w) sum -= p[1][from++];
+          if (sum / (j - from + 1) >= values[k]) {
+            steps[k][i] = p[0][j] * 1e-6;
+            minutes[k][i] = interpolate(clock, 1e-6, steps[k][i]) / 60;
+            break;
+          }
+        }
+      }
+    }
+    if (!any) throw new UserError("compare: no run has " + metric);
+    return new Reach(metric, w, values.clone(), runs.stream().map(RunPlot.Run::label).toList(), steps, minutes);
+  }
+
   /** Mean of the points whose scaled x is within +-w of mark; NaN if none. */
   static double mean(double[][] p, double xScale, double mark, double w) {
     double sum = 0;

@@ -62,6 +62,24 @@ class CompareCommandTest {
   }
 
   @Test
+  void reachGivesTheFirstStepsAndClockAtWhichTheTrailingMeanGotThere(@TempDir Path dir) throws Exception {
+    Path a = run(dir, "a", 30, 1), b = run(dir, "b", 12, 2);
+    String[] r = EvalCommandTest.run("compare", a.toString(), "slow=" + b, "--reach", "0.05,0.11,0.5", "--window", "2");
+    assertThat(r[0]).as(r[2]).isEqualTo("0");
+    // Trailing mean over (x - 2M, x]: rows i-1 and i, mean (2i - 1)/200. 5% first at i = 6 (5.5%);
+    // 11% at i = 12 (11.5%): b ends there, at 24 minutes; 50% never.
+    assertThat(r[1]).contains("| charts/solve_rate | a | slow |")
+        .contains("| 5.0% | 6.0M / 6 min | 6.0M / 12 min |")
+        .contains("| 11.0% | 12.0M / 12 min | 12.0M / 24 min |")
+        .contains("| 50.0% | - | - |");
+    r = EvalCommandTest.run("compare", a.toString(), "--reach", "-0.9", "--metric", "charts/episodic_return", "--window", "1");
+    assertThat(r[1]).contains("| -0.900 | 10.0M / 10 min |");
+    r = EvalCommandTest.run("compare", a.toString(), "--reach", "0.1", "--metric", "val/nothing");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("no run has val/nothing");
+  }
+
+  @Test
   void badInputIsOneSentenceAndExitTwo(@TempDir Path dir) throws Exception {
     String[] r = EvalCommandTest.run("compare", dir.resolve("missing").toString());
     assertThat(r[0]).isEqualTo("2");
