@@ -47,22 +47,18 @@ public final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (!reach.isEmpty()) {
-      List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
-      String metric = metrics.isEmpty() ? "charts/solve_rate" : metrics.get(0);
-      RunCompare.Reach r = RunCompare.reach(rs, metric, reach.stream().mapToDouble(Double::doubleValue).toArray(), window);
-      PrintWriter pw = spec.commandLine().getOut();
-      pw.print(r.markdown());
-      pw.flush();
-      return 0;
-    }
-    RunPlot.XAxis axis = RunPlot.XAxis.parse(x);
     List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
-    List<String> ms = metrics.isEmpty() ? RunCompare.DEFAULT_METRICS : metrics;
-    double[] marks = at.stream().mapToDouble(Double::doubleValue).toArray();
-    RunCompare.Table t = RunCompare.compare(rs, ms, axis, marks, every, window);
+    String markdown;
+    if (!reach.isEmpty()) {
+      String metric = metrics.isEmpty() ? "charts/solve_rate" : metrics.get(0);
+      markdown = RunCompare.reach(rs, metric, reach.stream().mapToDouble(Double::doubleValue).toArray(), window).markdown();
+    } else {
+      List<String> ms = metrics.isEmpty() ? RunCompare.DEFAULT_METRICS : metrics;
+      double[] marks = at.stream().mapToDouble(Double::doubleValue).toArray();
+      markdown = RunCompare.compare(rs, ms, RunPlot.XAxis.parse(x), marks, every, window).markdown();
+    }
     PrintWriter pw = spec.commandLine().getOut();
-    pw.print(t.markdown());
+    pw.print(markdown);
     pw.flush();
     return 0;
   }

@@ -93,8 +93,8 @@ class ConvGruPolicyTest {
 
   /**
    * Channel counts below one vector (pad lanes everywhere), and above eight (the weight gradient's
-   * eight-channel blocks) and one vector (the gates' second vector), and a state of exactly 16 (whole
-   * vectors on AVX-512, no scalar tail); one tick per step, two and three.
+   * eight-channel blocks) and one vector (the gates' second vector), and a state of exactly one AVX-512
+   * vector (16); one tick per step, two and three.
    */
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1", "9, 17, 5, 3, 2, 1", "3, 2, 6, 4, 3, 3", "9, 17, 5, 3, 2, 2", "4, 16, 5, 3, 2, 3"})
