@@ -123,8 +123,20 @@ public final class Checkpoints {
     }
   }
 
+  /**
+   * Refuses a checkpoint whose resume state is packed (trainer.bin.gz of a portable kept run, see
+   * {@link KeptRun}) with the sentence that says how to unpack it.
+   */
+  static void requireUnpacked(Path ckpt) {
+    if (!Files.exists(ckpt.resolve("trainer.bin")) && Files.exists(ckpt.resolve("trainer.bin.gz"))) {
+      throw new UserError(ckpt + " holds a packed trainer.bin.gz (a kept run): make a run directory from it with"
+          + " ./speedrun keep --restore KEPT RUN, then resume RUN");
+    }
+  }
+
   /** Restores {@code tr} from checkpoint directory {@code ckpt}. */
   public static void read(Path ckpt, Trainer tr) {
+    requireUnpacked(ckpt);
     Path f = ckpt.resolve("trainer.bin");
     try {
       byte[] all = Files.readAllBytes(f);

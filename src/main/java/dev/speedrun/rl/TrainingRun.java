@@ -121,6 +121,7 @@ public final class TrainingRun {
     if (Files.exists(run.resolve("summary.json"))) {
       throw new UserError(run + " has finished already (it has a summary.json); nothing to resume");
     }
+    if (Files.isRegularFile(Checkpoints.dir(run).resolve("latest"))) Checkpoints.requireUnpacked(Checkpoints.latest(run)); // before the log is opened
     try (PrintStream log = openLog(run)) {
       TrainingRun tr = new TrainingRun(s, run, dash, log);
       return tr.loop(true);

@@ -160,6 +160,36 @@ class TrainingRunTest {
         .isInstanceOf(dev.speedrun.UserError.class).hasMessageContaining("not a run directory");
   }
 
+  /**
+   * Kept portable, the resume state travels gzipped (trainer.bin.gz, no trainer.bin, so git's ignore
+   * of trainer.bin does not drop it); resuming the kept folder in place is refused with a sentence
+   * naming the restore; restored, it resumes bit for bit as the uninterrupted run.
+   */
+  @Test
+  void portableKeptRunPacksResumeStateAndResumesBitIdentical(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of());
+    TrainingRun.Result whole = TrainingRun.start(setup(r, 9), tmp.resolve("whole"), Dashboard.silent());
+    TrainingRun.start(setup(r, 9), tmp.resolve("cut"), Dashboard.silent(), 3); // checkpoint at 2 only
+    Path kept = tmp.resolve("kept/cut");
+    KeptRun.keep(tmp.resolve("cut"), kept, true);
+    Path ck = Checkpoints.latest(kept);
+    assertThat(ck.resolve("trainer.bin")).doesNotExist();
+    assertThat(ck.resolve("trainer.bin.gz")).exists();
+    assertThat(Files.size(ck.resolve("trainer.bin.gz"))).isLessThan(Files.size(Checkpoints.latest(tmp.resolve("cut")).resolve("trainer.bin")));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> TrainingRun.resume(setup(r, 9), kept, Dashboard.silent()))
+        .isInstanceOf(dev.speedrun.UserError.class).hasMessageContaining("keep --restore");
+    assertThat(kept.resolve("log.txt")).doesNotExist(); // refused before anything was written there
+
+    Path back = tmp.resolve("elsewhere/run");
+    KeptRun.restore(kept, back);
+    assertThat(Checkpoints.latest(back).resolve("trainer.bin.gz")).doesNotExist();
+    assertThat(Files.readAllBytes(Checkpoints.latest(back).resolve("trainer.bin")))
+        .isEqualTo(Files.readAllBytes(Checkpoints.latest(tmp.resolve("cut")).resolve("trainer.bin")));
+    TrainingRun.Result resumed = TrainingRun.resume(setup(r, 9), back, Dashboard.silent());
+    assertThat(resumed.finished()).isTrue();
+    assertSameCheckpoint(whole.checkpoint(), resumed.checkpoint());
+  }
+
   /** Seed 5, validated on levels one straight push run solves (so that some greedy validation solves one early). */
   private static TrainingRun.Setup straightPushes(Recipe r) {
     TrainingRun.Setup s = setup(r, 5);
