@@ -50,6 +50,7 @@ public final class KeptRun {
   public static void keep(Path run, Path kept, boolean portable) throws IOException {
     if (!Files.isRegularFile(run.resolve("run.json"))) throw new UserError(run + " is not a run directory (no run.json)");
     Path ck = Checkpoints.latest(run);
+    Checkpoints.requireUnpacked(ck); // a kept folder given as the run: say how to restore it
     if (!Files.isRegularFile(ck.resolve(TRAINER))) throw new UserError(ck + " has no trainer.bin: it cannot be resumed");
     if (kept.toAbsolutePath().normalize().startsWith(run.toAbsolutePath().normalize())) {
       throw new UserError(kept + " is inside the run directory " + run);
