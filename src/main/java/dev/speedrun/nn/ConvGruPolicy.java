@@ -28,6 +28,9 @@ import jdk.incubator.vector.VectorSpecies;
  *                           r = sig(gi_r + gh_r); z = sig(gi_z + gh_z); m = tanh(gi_n + r gh_n)
  *                           h_t = (1 - z) m + z h_{t-1}
  *                         with ticks N > 1: h^0 = h_{t-1}, h^(i+1) = ConvGRU(e_t, h^i), h_t = h^N (gi once per step)
+ *                         separable (Config#separable): gh = conv1x1(dwconv3x3(h, cgru.depthwise_hh [K][1][3][3]),
+ *                           cgru.weight_hh [3K][K][1][1]) + cgru.bias_hh (a depthwise-separable convolution:
+ *                           the same 3x3 view, 9K + 3K^2 multiply-adds per cell instead of 27K^2)
  *   head   y[R][H]      = relu(h_t flattened (index p*K + k) . head.weight^T + head.bias), head.weight [H][NP*K]
  *   out    logits, values: {@link DefaultPolicy}'s heads on y (its core with no minGRU layer)
  * </pre>
@@ -43,8 +46,9 @@ import jdk.incubator.vector.VectorSpecies;
  * first, within a step the last tick first), summing weight gradients in that fixed order. One thread per policy: the trainer's
  * {@code shards} give each core its own replica. Not thread-safe.
  *
- * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1) (ticks add none).
- * Multiply-adds per forward step: 2,304 C + 1,728 K (C + N K) + 64 K H + (A + 1) H
+ * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1) (ticks add none); separable
+ * 3K(9C + K + 2) + 9K in place of 3K(9C + 9K + 2). Multiply-adds per forward step: 2,304 C + 1,728 K
+ * (C + N K) + 64 K H + (A + 1) H, separable 2,304 C + 1,728 K C + 64 N (9K + 3K^2) + 64 K H + (A + 1) H
  * ({@link Config#forwardMacs}), plus about 30 elementwise operations per state value and tick.
  */
 public final class ConvGruPolicy implements PolicyNet {
@@ -55,8 +59,10 @@ public final class ConvGruPolicy implements PolicyNet {
   /**
    * @param channels C; @param state K; @param hidden H; @param actions A; @param seed initialisation;
    * @param ticks N, cell updates per environment step (0 reads as 1: configs written before ticks existed).
+   * @param separable the hidden convolution as a depthwise 3x3 on the state then a 1x1 to the gates
+   *     (false in configs written before it existed).
    */
-  public record Config(int channels, int state, int hidden, int actions, long seed, int ticks) {
+  public record Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable) {
     public Config {
       if (ticks == 0) ticks = 1;
       if (channels < 1 || state < 1 || hidden < 1 || actions < 1) throw new IllegalArgumentException("sizes must be positive: " + this);
@@ -65,7 +71,12 @@ public final class ConvGruPolicy implements PolicyNet {
 
     /** One tick per step. */
     public Config(int channels, int state, int hidden, int actions, long seed) {
-      this(channels, state, hidden, actions, seed, 1);
+      this(channels, state, hidden, actions, seed, 1, false);
+    }
+
+    /** The full 3x3 hidden convolution. */
+    public Config(int channels, int state, int hidden, int actions, long seed, int ticks) {
+      this(channels, state, hidden, actions, seed, ticks, false);
     }
 
     public String toJson() {
@@ -77,7 +88,8 @@ public final class ConvGruPolicy implements PolicyNet {
     }
 
     public double forwardMacs() {
-      return 36.0 * NP * channels + 27.0 * NP * state * (channels + (double) ticks * state) + (double) NP * state * hidden
+      double hiddenConv = separable ? NP * (9.0 * state + 3.0 * state * state) : 27.0 * NP * state * state;
+      return 36.0 * NP * channels + 27.0 * NP * state * channels + ticks * hiddenConv + (double) NP * state * hidden
           + (actions + 1.0) * hidden;
     }
   }
@@ -85,7 +97,7 @@ public final class ConvGruPolicy implements PolicyNet {
   private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
   private static final int V = F.length();
   /** Frame index of interior cell p, and the frame offsets of the 9 taps (row-major 3x3). */
-  private static final int[] PAD_OF = new int[NP], OFF = new int[9];
+  private static final int[] PAD_OF = new int[NP], OFF = new int[9], CENTER = {0};
 
   static {
     for (int p = 0; p < NP; p++) PAD_OF[p] = (p / S + 1) * SIDE + p % S + 1;
@@ -94,7 +106,8 @@ public final class ConvGruPolicy implements PolicyNet {
 
   private final Config cfg;
   private final Params params = new Params();
-  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB;
+  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB, wDw;
+  private final boolean SEP;
   private final DefaultPolicy core;
   private final int C, K, H, CV, KV, GW, NPK, T;
   private final ParMm mm = new ParMm();
@@ -104,8 +117,9 @@ public final class ConvGruPolicy implements PolicyNet {
   // Weights re-laid from params at the start of every pass: enc per tap and plane (we [9][4][CV]),
   // the gate convolutions per tap and input channel along the gates (wi [9][C][GW], wh [9][K][GW],
   // gate g channel k at lane g*KV + k), their adjoints per tap and gate channel (flipped taps:
-  // wiT [9][3K][CV], whT [9][3K][KV]), biases, head.weight^T [NP*K][H].
-  private final float[] we, be, wi, wh, bi, bh, wiT, whT;
+  // wiT [9][3K][CV], whT [9][3K][KV]), biases, head.weight^T [NP*K][H]. Separable: wh [1][K][GW] and
+  // whT [1][3K][KV] are the 1x1's, dw [9][KV] the depthwise taps along the channels, dwT flipped.
+  private final float[] we, be, wi, wh, bi, bh, wiT, whT, dw, dwT;
   private float[] headT = new float[0];
 
   /**
@@ -121,8 +135,8 @@ public final class ConvGruPolicy implements PolicyNet {
   private boolean haveForward;
   // Rollout step's buffers ([N] rows, keeps nothing) and per-row scratch.
   private float[] sH = new float[0], sX0 = new float[0];
-  private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick;
-  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be
+  private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick, dwf, ddf;
+  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be, then dw
 
   public ConvGruPolicy(Config cfg) {
     this.cfg = cfg;
@@ -134,10 +148,12 @@ public final class ConvGruPolicy implements PolicyNet {
     GW = 3 * KV;
     NPK = NP * K;
     T = cfg.ticks();
+    SEP = cfg.separable();
     encW = params.add("enc.weight", C, PLANES, 3, 3);
     encB = params.add("enc.bias", C);
     wIh = params.add("cgru.weight_ih", 3 * K, C, 3, 3);
-    wHh = params.add("cgru.weight_hh", 3 * K, K, 3, 3);
+    wDw = SEP ? params.add("cgru.depthwise_hh", K, 1, 3, 3) : null;
+    wHh = SEP ? params.add("cgru.weight_hh", 3 * K, K, 1, 1) : params.add("cgru.weight_hh", 3 * K, K, 3, 3);
     bIh = params.add("cgru.bias_ih", 3 * K);
     bHh = params.add("cgru.bias_hh", 3 * K);
     headW = params.add("head.weight", H, NPK);
@@ -147,18 +163,22 @@ public final class ConvGruPolicy implements PolicyNet {
     // He-uniform for the ReLU layers, PyTorch's default bound 1/sqrt(fan_in) for the GRU.
     uniform(rng, encW, (float) Math.sqrt(6.0 / (PLANES * 9)));
     uniform(rng, wIh, (float) (1 / Math.sqrt(C * 9)));
-    uniform(rng, wHh, (float) (1 / Math.sqrt(K * 9)));
+    if (SEP) uniform(rng, wDw, 1f / 3); // PyTorch's default bound for a depthwise 3x3 (fan-in 9)
+    uniform(rng, wHh, (float) (1 / Math.sqrt(SEP ? K : K * 9)));
     uniform(rng, bIh, (float) (1 / Math.sqrt(C * 9)));
     uniform(rng, bHh, (float) (1 / Math.sqrt(K * 9)));
     uniform(rng, headW, (float) Math.sqrt(6.0 / NPK));
     we = new float[9 * PLANES * CV];
     be = new float[CV];
     wi = new float[9 * C * GW];
-    wh = new float[9 * K * GW];
+    int hTaps = SEP ? 1 : 9;
+    wh = new float[hTaps * K * GW];
     bi = new float[GW];
     bh = new float[GW];
     wiT = new float[9 * 3 * K * CV];
-    whT = new float[9 * 3 * K * KV];
+    whT = new float[hTaps * 3 * K * KV];
+    dw = new float[SEP ? 9 * KV : 0];
+    dwT = new float[dw.length];
     ENC = PP * CV;
     HP = PP * KV;
     GC = NP * 4 * KV;
@@ -177,7 +197,9 @@ public final class ConvGruPolicy implements PolicyNet {
     carry = new float[NPK];
     dOut = new float[NPK];
     hTick = new float[NPK];
-    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV];
+    dwf = new float[SEP ? HP : 0]; // the depthwise output, padded so the 1x1 reads it as a frame
+    ddf = new float[SEP ? HP : 0]; // its gradient, padded for the adjoint depthwise convolution
+    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV + dw.length];
   }
 
   private void uniform(Rng rng, Params.Tensor t, float bound) {
@@ -204,9 +226,25 @@ public final class ConvGruPolicy implements PolicyNet {
           wi[(k * C + c) * GW + lane] = w[oi + (g * C + c) * 9 + k];
           wiT[(k * G + g) * CV + c] = w[oi + (g * C + c) * 9 + 8 - k];
         }
+        if (!SEP) {
+          for (int c = 0; c < K; c++) {
+            wh[(k * K + c) * GW + lane] = w[oh + (g * K + c) * 9 + k];
+            whT[(k * G + g) * KV + c] = w[oh + (g * K + c) * 9 + 8 - k];
+          }
+        }
+      }
+      if (SEP) {
         for (int c = 0; c < K; c++) {
-          wh[(k * K + c) * GW + lane] = w[oh + (g * K + c) * 9 + k];
-          whT[(k * G + g) * KV + c] = w[oh + (g * K + c) * 9 + 8 - k];
+          dw[k * KV + c] = w[wDw.offset() + c * 9 + k];
+          dwT[k * KV + c] = w[wDw.offset() + c * 9 + 8 - k];
+        }
+      }
+    }
+    if (SEP) {
+      for (int g = 0; g < G; g++) {
+        for (int c = 0; c < K; c++) {
+          wh[c * GW + g / K * KV + g % K] = w[oh + g * K + c];
+          whT[g * KV + c] = w[oh + g * K + c];
         }
       }
     }
@@ -288,7 +326,7 @@ public final class ConvGruPolicy implements PolicyNet {
    */
   private void cellRow(byte[] obs, int ob, float[] enc, int eo, float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
     encode(obs, ob, enc, eo);
-    conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi0, 0);
+    conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi0, 0, OFF);
     for (int tk = 0; tk < T; tk++) {
       if (tk == T - 1) {
         tick(hp, ho + tk * HP, gc, go + tk * GC, hOut, oo);
@@ -324,7 +362,12 @@ public final class ConvGruPolicy implements PolicyNet {
    */
   private void tick(float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
     System.arraycopy(gi0, 0, gi, 0, gi0.length);
-    conv(hp, ho, KV, 1, K, 0, wh, GW, bh, gh, 0);
+    if (SEP) {
+      depthwise(hp, ho, dw, dwf, true);
+      conv(dwf, 0, KV, 1, K, 0, wh, GW, bh, gh, 0, CENTER);
+    } else {
+      conv(hp, ho, KV, 1, K, 0, wh, GW, bh, gh, 0, OFF);
+    }
     // Gates: sigmoid of r and z in place in gi, then m = tanh(a) = 2 sigmoid(2a) - 1.
     for (int p = 0; p < NP; p++) {
       int o = p * GW;
@@ -354,18 +397,19 @@ public final class ConvGruPolicy implements PolicyNet {
    * 64 cells p and output lanes j in [0, ow) = bias[j] (or 0) + sum over taps k, input groups g and
    * channels c of in[io + (PAD_OF[p] + OFF[k]) cs + g gs + c] * w[((k groups + g) gch + c) ow + j].
    * cs is the frame's floats per cell; the input channels are {@code groups} blocks of {@code gch},
-   * {@code gs} apart (the gate gradients' three blocks). One board row of 8 cells at a time: 8
-   * vector accumulators, each weight load feeding 8 FMAs.
+   * {@code gs} apart (the gate gradients' three blocks). The taps are the frame offsets {@code taps}
+   * ({@link #OFF} for 3x3, {@link #CENTER} for 1x1). One board row of 8 cells at a time: 8 vector
+   * accumulators, each weight load feeding 8 FMAs.
    */
   private static void conv(float[] in, int io, int cs, int groups, int gch, int gs, float[] w, int ow, float[] bias, float[] out,
-      int oo) {
+      int oo, int[] taps) {
     for (int j = 0; j < ow; j += V) {
       FloatVector init = bias == null ? FloatVector.zero(F) : FloatVector.fromArray(F, bias, j);
       for (int y = 0; y < S; y++) {
         FloatVector s0 = init, s1 = init, s2 = init, s3 = init, s4 = init, s5 = init, s6 = init, s7 = init;
         int base = io + ((y + 1) * SIDE + 1) * cs;
-        for (int k = 0; k < 9; k++) {
-          int kb = base + OFF[k] * cs;
+        for (int k = 0; k < taps.length; k++) {
+          int kb = base + taps[k] * cs;
           for (int g = 0; g < groups; g++) {
             int wk = ((k * groups + g) * gch) * ow + j, gb = kb + g * gs;
             for (int c = 0; c < gch; c++) {
@@ -396,13 +440,42 @@ public final class ConvGruPolicy implements PolicyNet {
   }
 
   /**
+   * The depthwise 3x3 over the interior of a padded frame [PP][KV] (at io): per cell p and channel c,
+   * sum over taps k of in[io + (PAD_OF[p] + OFF[k]) KV + c] * w[k KV + c], into out at PAD_OF[p] KV
+   * ({@code padded}, a frame whose border the caller keeps zero) or at p KV.
+   */
+  private void depthwise(float[] in, int io, float[] w, float[] out, boolean padded) {
+    for (int p = 0; p < NP; p++) {
+      int q = io + PAD_OF[p] * KV, o = (padded ? PAD_OF[p] : p) * KV;
+      for (int j = 0; j < KV; j += V) {
+        FloatVector acc = FloatVector.zero(F);
+        for (int k = 0; k < 9; k++) acc = FloatVector.fromArray(F, in, q + OFF[k] * KV + j).fma(FloatVector.fromArray(F, w, k * KV + j), acc);
+        acc.intoArray(out, o + j);
+      }
+    }
+  }
+
+  /** The weight gradient of {@link #depthwise}: part[po + k KV + c] += sum over p of in[io + (PAD_OF[p] + OFF[k]) KV + c] * d[PAD_OF[p] KV + c]. */
+  private void depthwiseGrad(float[] in, int io, float[] d, float[] part, int po) {
+    for (int k = 0; k < 9; k++) {
+      for (int j = 0; j < KV; j += V) {
+        FloatVector acc = FloatVector.fromArray(F, part, po + k * KV + j);
+        for (int p = 0; p < NP; p++) {
+          acc = FloatVector.fromArray(F, in, io + (PAD_OF[p] + OFF[k]) * KV + j).fma(FloatVector.fromArray(F, d, PAD_OF[p] * KV + j), acc);
+        }
+        acc.intoArray(part, po + k * KV + j);
+      }
+    }
+  }
+
+  /**
    * The weight gradient of {@link #conv} (one input group): part[po + (k ch + c) ow + j] += sum over
    * the 64 cells p of in[io + (PAD_OF[p] + OFF[k]) cs + c] * d[dof + PAD_OF[p] ow + j] (d a padded
-   * frame of ow floats per cell), eight input channels at a time.
+   * frame of ow floats per cell), eight input channels at a time; taps as in {@link #conv}.
    */
-  private static void weightGrad(float[] in, int io, int cs, int ch, float[] d, int dof, int ow, float[] part, int po) {
+  private static void weightGrad(float[] in, int io, int cs, int ch, float[] d, int dof, int ow, float[] part, int po, int[] taps) {
     for (int j = 0; j < ow; j += V) {
-      for (int k = 0; k < 9; k++) {
+      for (int k = 0; k < taps.length; k++) {
         int c = 0;
         for (; c + 8 <= ch; c += 8) {
           int q = po + (k * ch + c) * ow + j;
@@ -412,7 +485,7 @@ public final class ConvGruPolicy implements PolicyNet {
           FloatVector s6 = FloatVector.fromArray(F, part, q + 6 * ow), s7 = FloatVector.fromArray(F, part, q + 7 * ow);
           for (int p = 0; p < NP; p++) {
             FloatVector dv = FloatVector.fromArray(F, d, dof + PAD_OF[p] * ow + j);
-            int a = io + (PAD_OF[p] + OFF[k]) * cs + c;
+            int a = io + (PAD_OF[p] + taps[k]) * cs + c;
             s0 = FloatVector.broadcast(F, in[a]).fma(dv, s0);
             s1 = FloatVector.broadcast(F, in[a + 1]).fma(dv, s1);
             s2 = FloatVector.broadcast(F, in[a + 2]).fma(dv, s2);
@@ -435,7 +508,7 @@ public final class ConvGruPolicy implements PolicyNet {
           int q = po + (k * ch + c) * ow + j;
           FloatVector s0 = FloatVector.fromArray(F, part, q);
           for (int p = 0; p < NP; p++) {
-            s0 = FloatVector.broadcast(F, in[io + (PAD_OF[p] + OFF[k]) * cs + c]).fma(FloatVector.fromArray(F, d, dof + PAD_OF[p] * ow + j), s0);
+            s0 = FloatVector.broadcast(F, in[io + (PAD_OF[p] + taps[k]) * cs + c]).fma(FloatVector.fromArray(F, d, dof + PAD_OF[p] * ow + j), s0);
           }
           s0.intoArray(part, q);
         }
@@ -463,7 +536,7 @@ public final class ConvGruPolicy implements PolicyNet {
     mm.ab(SERIAL, dx0, 0, w, headW.offset(), tDh, 0, rows, NPK, H, false);
     relay();
     Arrays.fill(gW, 0f);
-    int gwi = 0, gwh = wi.length, gwe = gwh + wh.length, gbi = gwe + we.length, gbh = gbi + GW, gbe = gbh + GW;
+    int gwi = 0, gwh = wi.length, gwe = gwh + wh.length, gbi = gwe + we.length, gbh = gbi + GW, gbe = gbh + GW, gdw = gbe + CV;
     // Through time, column by column (each environment's sequence), last step first; the gradient
     // into h0 is dropped (h0 is data).
     for (int i = 0; i < b; i++) {
@@ -496,8 +569,17 @@ public final class ConvGruPolicy implements PolicyNet {
               dgh[d + 2 * KV + j] = dm * rr;
             }
           }
-          // the hidden convolution's weight and bias gradients
-          weightGrad(tHp, ho, KV, K, dgh, 0, GW, gW, gwh);
+          // the hidden convolution's weight and bias gradients (separable: the 1x1's from the
+          // depthwise output, recomputed, then the depthwise's from the 1x1's input gradient in ddf)
+          if (SEP) {
+            depthwise(tHp, ho, dw, dwf, true);
+            weightGrad(dwf, 0, KV, K, dgh, 0, GW, gW, gwh, CENTER);
+            conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0, CENTER);
+            for (int p = 0; p < NP; p++) System.arraycopy(dPrev, p * KV, ddf, PAD_OF[p] * KV, KV);
+            depthwiseGrad(tHp, ho, ddf, gW, gdw);
+          } else {
+            weightGrad(tHp, ho, KV, K, dgh, 0, GW, gW, gwh, OFF);
+          }
           for (int p = 0; p < NP; p++) {
             int d = PAD_OF[p] * GW;
             for (int j = 0; j < GW; j++) gW[gbh + j] += dgh[d + j];
@@ -507,19 +589,20 @@ public final class ConvGruPolicy implements PolicyNet {
           if (tk == 0 && (tReset[r] || s == 0)) {
             Arrays.fill(carry, 0f);
           } else {
-            conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0);
+            if (SEP) depthwise(ddf, 0, dwT, dPrev, false);
+            else conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0, OFF);
             for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dPrev[p * KV + j];
           }
         }
         // the input convolution's weight and bias gradients
-        weightGrad(tEnc, eo, CV, C, dgi, 0, GW, gW, gwi);
+        weightGrad(tEnc, eo, CV, C, dgi, 0, GW, gW, gwi, OFF);
         for (int p = 0; p < NP; p++) {
           int d = PAD_OF[p] * GW;
           for (int j = 0; j < GW; j++) gW[gbi + j] += dgi[d + j];
         }
         // dLoss/d(enc pre-activation): the adjoint of the input convolution, through the ReLU; the
         // encoder's weight gradients gather over the observation's non-zero planes.
-        conv(dgi, 0, GW, 3, K, KV, wiT, CV, null, dEnc, 0);
+        conv(dgi, 0, GW, 3, K, KV, wiT, CV, null, dEnc, 0, OFF);
         int ob = r * OBS;
         for (int p = 0; p < NP; p++) {
           int q = PAD_OF[p], de = p * CV;
@@ -543,8 +626,12 @@ public final class ConvGruPolicy implements PolicyNet {
       for (int gg = 0; gg < G; gg++) {
         int lane = gg / K * KV + gg % K;
         for (int c = 0; c < C; c++) g[oi + (gg * C + c) * 9 + k] += gW[gwi + (k * C + c) * GW + lane];
-        for (int c = 0; c < K; c++) g[oh + (gg * K + c) * 9 + k] += gW[gwh + (k * K + c) * GW + lane];
+        if (!SEP) for (int c = 0; c < K; c++) g[oh + (gg * K + c) * 9 + k] += gW[gwh + (k * K + c) * GW + lane];
       }
+      if (SEP) for (int c = 0; c < K; c++) g[wDw.offset() + c * 9 + k] += gW[gdw + k * KV + c];
+    }
+    if (SEP) {
+      for (int gg = 0; gg < G; gg++) for (int c = 0; c < K; c++) g[oh + gg * K + c] += gW[gwh + c * GW + gg / K * KV + gg % K];
     }
     for (int c = 0; c < C; c++) g[encB.offset() + c] += gW[gbe + c];
     for (int gg = 0; gg < G; gg++) {

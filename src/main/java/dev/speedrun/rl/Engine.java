@@ -26,7 +26,8 @@ public final class Engine {
   }
 
   static ConvGruPolicy.Config convGruConfig(Recipe r, long seed) {
-    return new ConvGruPolicy.Config(r.channels(), r.channels(), r.hidden(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.ticks());
+    return new ConvGruPolicy.Config(r.channels(), r.channels(), r.hidden(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.ticks(),
+        r.separable());
   }
 
   private static final Workers ONE_THREAD = new Workers(1);

@@ -34,6 +34,39 @@ class ConvGruPolicyTest {
     return out;
   }
 
+  /** Depthwise 3x3, zero padding, no bias, in double on the 8 x 8 grid: in [K][64], weight [K][1][3][3] at wo. */
+  static double[][] depthwise(double[][] in, double[] w, int wo, int K) {
+    double[][] out = new double[K][NP];
+    for (int k = 0; k < K; k++) {
+      for (int y = 0; y < 8; y++) {
+        for (int x = 0; x < 8; x++) {
+          double s = 0;
+          for (int dy = -1; dy <= 1; dy++) {
+            for (int dx = -1; dx <= 1; dx++) {
+              int yy = y + dy, xx = x + dx;
+              if (yy >= 0 && yy < 8 && xx >= 0 && xx < 8) s += w[wo + k * 9 + (dy + 1) * 3 + dx + 1] * in[k][yy * 8 + xx];
+            }
+          }
+          out[k][y * 8 + x] = s;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** 1x1 convolution in double: in [ci][64] -> out [co][64], weight [co][ci][1][1] at wo, bias at bo. */
+  static double[][] pointwise(double[][] in, double[] w, int wo, int bo, int ci, int co) {
+    double[][] out = new double[co][NP];
+    for (int o = 0; o < co; o++) {
+      for (int q = 0; q < NP; q++) {
+        double s = w[bo + o];
+        for (int i = 0; i < ci; i++) s += w[wo + o * ci + i] * in[i][q];
+        out[o][q] = s;
+      }
+    }
+    return out;
+  }
+
   static double sig(double v) { return 1 / (1 + Math.exp(-v)); }
 
   /** The policy again in double precision, from the formulas in its comment; returns sum(cL*logits) + sum(cV*values). */
@@ -59,7 +92,9 @@ class ConvGruPolicyTest {
         double[][] e = new double[C][NP];
         for (int ch = 0; ch < C; ch++) for (int q = 0; q < NP; q++) e[ch][q] = Math.max(0, board[ch][(q / 8 + 1) * 10 + q % 8 + 1]);
         for (int tick = 0; tick < c.ticks(); tick++) {
-          double[][] gi = conv(e, w, gIW, gIB, C, 3 * K, 8), gh = conv(h, w, gHW, gHB, K, 3 * K, 8);
+          double[][] gi = conv(e, w, gIW, gIB, C, 3 * K, 8);
+          double[][] gh = c.separable() ? pointwise(depthwise(h, w, p.tensor("cgru.depthwise_hh").offset(), K), w, gHW, gHB, K, 3 * K)
+              : conv(h, w, gHW, gHB, K, 3 * K, 8);
           double[][] hn = new double[K][NP];
           for (int k = 0; k < K; k++) {
             for (int q = 0; q < NP; q++) {
@@ -94,12 +129,15 @@ class ConvGruPolicyTest {
   /**
    * Channel counts below one vector (pad lanes everywhere), and above eight (the weight gradient's
    * eight-channel blocks) and one vector (the gates' second vector), and a state of exactly one AVX-512
-   * vector (16); one tick per step, two and three.
+   * vector (16); one tick per step, two and three; the full hidden convolution and the separable one.
    */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1", "9, 17, 5, 3, 2, 1", "3, 2, 6, 4, 3, 3", "9, 17, 5, 3, 2, 2", "4, 16, 5, 3, 2, 3"})
-  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b, int ticks) {
-    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks);
+  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1, false", "9, 17, 5, 3, 2, 1, false", "3, 2, 6, 4, 3, 3, false",
+      "9, 17, 5, 3, 2, 2, false", "4, 16, 5, 3, 2, 3, false", "3, 2, 6, 4, 3, 1, true", "9, 17, 5, 3, 2, 2, true",
+      "4, 16, 5, 3, 2, 3, true"})
+  void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b, int ticks,
+      boolean separable) {
+    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks, separable);
     var net = new ConvGruPolicy(cfg);
     Params p = net.params();
     Rng rng = new Rng(23);
@@ -145,9 +183,9 @@ class ConvGruPolicyTest {
 
   /** The rollout's step, T times with the same resets, gives the training forward's outputs. */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3})
-  void stepOverTStepsEqualsForwardOverTheSegment(int ticks) {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks));
+  @org.junit.jupiter.params.provider.CsvSource({"1, false", "3, false", "3, true"})
+  void stepOverTStepsEqualsForwardOverTheSegment(int ticks, boolean separable) {
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks, separable));
     Rng rng = new Rng(21);
     int t = 5, b = 4, rows = t * b, St = net.stateSize();
     byte[] obs = randomObs(rng, rows);
@@ -170,7 +208,7 @@ class ConvGruPolicyTest {
 
   @Test
   void savesAndLoadsThroughPoliciesWithItsConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 2));
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 2, true));
     java.nio.file.Path f = tmp.resolve("p.safetensors");
     Policies.save(f, net, java.util.Map.of());
     PolicyNet back = Policies.load(f);
@@ -190,6 +228,10 @@ class ConvGruPolicyTest {
     var three = new ConvGruPolicy.Config(16, 16, 128, 5, 1, 3);
     assertThat(new ConvGruPolicy(three).params().size()).isEqualTo(net.params().size());
     assertThat(three.forwardMacs()).isEqualTo(2304.0 * C + 1728.0 * K * (C + 3 * K) + 64.0 * K * H + (A + 1) * H);
+    var sep = new ConvGruPolicy.Config(16, 16, 128, 5, 1, 3, true);
+    assertThat(new ConvGruPolicy(sep).params().size())
+        .isEqualTo(36 * C + C + 3 * K * (9 * C + K + 2) + 9 * K + (K * 64 + 1) * H + (A + 1) * (H + 1));
+    assertThat(sep.forwardMacs()).isEqualTo(2304.0 * C + 1728.0 * K * C + 3 * 64.0 * (9 * K + 3 * K * K) + 64.0 * K * H + (A + 1) * H);
   }
 
   /** A config written before ticks existed (no such key) reads as one tick. */

@@ -63,6 +63,20 @@ class RecipeTest {
   }
 
   @Test
+  void policyConvGruBuildsTheRecipesCellWithTicksAndSeparableHiddenConvolution() {
+    Recipe r = Recipe.BASE.with(Map.of("policy", "convgru", "channels", "16", "hidden", "256", "ticks", "3", "separable", "true"));
+    var net = (dev.speedrun.nn.ConvGruPolicy) Engine.policy(r, 3);
+    assertThat(net.config()).isEqualTo(new dev.speedrun.nn.ConvGruPolicy.Config(16, 16, 256, 5, 3, 3, true));
+    assertThat(net.params().tensor("cgru.depthwise_hh").shape()).containsExactly(16, 1, 3, 3);
+    assertThat(net.params().tensor("cgru.weight_hh").shape()).containsExactly(48, 16, 1, 1);
+    Recipe full = r.with(Map.of("separable", "false"));
+    assertThat(((dev.speedrun.nn.ConvGruPolicy) Engine.policy(full, 3)).config().separable()).isFalse();
+    // the hidden convolutions: 3 ticks x 64 cells x (27 K^2 = 6,912 full, 9 K + 3 K^2 = 912 separable)
+    assertThat(Engine.forwardMacs(full) - Engine.forwardMacs(r)).isEqualTo(3 * 64.0 * (6912 - 912));
+    assertThatThrownBy(() -> Recipe.BASE.with(Map.of("separable", "yes"))).isInstanceOf(UserError.class).hasMessageContaining("separable");
+  }
+
+  @Test
   void policyConvBuildsAConvPolicyWithTheRecipesSizes() {
     Recipe r = Recipe.BASE.with(Map.of("policy", "conv", "channels", "4", "hidden", "16", "layers", "1"));
     var net = Engine.policy(r, 3);
