@@ -120,7 +120,7 @@ public final class ConvGruPolicy implements PolicyNet {
   // wiT [9][3K][CV], whT [9][3K][KV]), biases, head.weight^T [NP*K][H]. Separable: wh [1][K][GW] and
   // whT [1][3K][KV] are the 1x1's, dw [9][KV] the depthwise taps along the channels, dwT flipped.
   private final float[] we, be, wi, wh, bi, bh, wiT, whT, dw, dwT;
-  private float[] headT = new float[0];
+  private float[] headT = new float[0], biasAcc = new float[0];
 
   /**
    * Per-row activations: padded enc [PP][CV]; per tick the padded previous state [PP][KV] and the
@@ -369,18 +369,35 @@ public final class ConvGruPolicy implements PolicyNet {
       conv(hp, ho, KV, 1, K, 0, wh, GW, bh, gh, 0, OFF);
     }
     // Gates: sigmoid of r and z in place in gi, then m = tanh(a) = 2 sigmoid(2a) - 1.
+    // The elementwise loops run along vectors (KV lanes; the same operations in the same order per
+    // lane as a scalar loop, so the same bits).
     for (int p = 0; p < NP; p++) {
       int o = p * GW;
-      for (int j = 0; j < 2 * KV; j++) gi[o + j] += gh[o + j];
+      for (int j = 0; j < 2 * KV; j += V) FloatVector.fromArray(F, gi, o + j).add(FloatVector.fromArray(F, gh, o + j)).intoArray(gi, o + j);
     }
     for (int p = 0; p < NP; p++) Kernels.activate(gi, p * GW, 2 * KV, false);
     for (int p = 0; p < NP; p++) {
       int o = p * GW + 2 * KV;
-      for (int j = 0; j < KV; j++) gi[o + j] = 2f * (gi[o + j] + gi[o - 2 * KV + j] * gh[o + j]);
+      for (int j = 0; j < KV; j += V) {
+        FloatVector a = FloatVector.fromArray(F, gi, o + j), r = FloatVector.fromArray(F, gi, o - 2 * KV + j);
+        a.add(r.mul(FloatVector.fromArray(F, gh, o + j))).mul(2f).intoArray(gi, o + j);
+      }
       Kernels.activate(gi, o, KV, false);
     }
     for (int p = 0; p < NP; p++) {
       int o = p * GW, c = go + p * 4 * KV, hq = ho + PAD_OF[p] * KV, out = oo + p * K;
+      if (K == KV) { // whole vectors: hOut's rows (K floats) are then vector-aligned too
+        for (int j = 0; j < K; j += V) {
+          FloatVector r = FloatVector.fromArray(F, gi, o + j), z = FloatVector.fromArray(F, gi, o + KV + j);
+          FloatVector m = FloatVector.fromArray(F, gi, o + 2 * KV + j).mul(2f).sub(1f);
+          FloatVector.broadcast(F, 1f).sub(z).mul(m).add(z.mul(FloatVector.fromArray(F, hp, hq + j))).intoArray(hOut, out + j);
+          r.intoArray(gc, c + j);
+          z.intoArray(gc, c + KV + j);
+          m.intoArray(gc, c + 2 * KV + j);
+          FloatVector.fromArray(F, gh, o + 2 * KV + j).intoArray(gc, c + 3 * KV + j);
+        }
+        continue;
+      }
       for (int j = 0; j < K; j++) {
         float r = gi[o + j], z = gi[o + KV + j], m = 2f * gi[o + 2 * KV + j] - 1f;
         hOut[out + j] = (1f - z) * m + z * hp[hq + j];
@@ -445,26 +462,68 @@ public final class ConvGruPolicy implements PolicyNet {
    * ({@code padded}, a frame whose border the caller keeps zero) or at p KV.
    */
   private void depthwise(float[] in, int io, float[] w, float[] out, boolean padded) {
-    for (int p = 0; p < NP; p++) {
-      int q = io + PAD_OF[p] * KV, o = (padded ? PAD_OF[p] : p) * KV;
+    // A board row of 8 cells at a time: 8 independent accumulators (one cell's 9 taps are a chain
+    // of dependent FMAs, too short to keep the FMA units busy alone).
+    for (int y = 0; y < S; y++) {
+      int q = io + ((y + 1) * SIDE + 1) * KV, o = (padded ? (y + 1) * SIDE + 1 : y * S) * KV;
       for (int j = 0; j < KV; j += V) {
-        FloatVector acc = FloatVector.zero(F);
-        for (int k = 0; k < 9; k++) acc = FloatVector.fromArray(F, in, q + OFF[k] * KV + j).fma(FloatVector.fromArray(F, w, k * KV + j), acc);
-        acc.intoArray(out, o + j);
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+        for (int k = 0; k < 9; k++) {
+          FloatVector wv = FloatVector.fromArray(F, w, k * KV + j);
+          int a = q + OFF[k] * KV + j;
+          s0 = FloatVector.fromArray(F, in, a).fma(wv, s0);
+          s1 = FloatVector.fromArray(F, in, a + KV).fma(wv, s1);
+          s2 = FloatVector.fromArray(F, in, a + 2 * KV).fma(wv, s2);
+          s3 = FloatVector.fromArray(F, in, a + 3 * KV).fma(wv, s3);
+          s4 = FloatVector.fromArray(F, in, a + 4 * KV).fma(wv, s4);
+          s5 = FloatVector.fromArray(F, in, a + 5 * KV).fma(wv, s5);
+          s6 = FloatVector.fromArray(F, in, a + 6 * KV).fma(wv, s6);
+          s7 = FloatVector.fromArray(F, in, a + 7 * KV).fma(wv, s7);
+        }
+        int b = o + j;
+        s0.intoArray(out, b);
+        s1.intoArray(out, b + KV);
+        s2.intoArray(out, b + 2 * KV);
+        s3.intoArray(out, b + 3 * KV);
+        s4.intoArray(out, b + 4 * KV);
+        s5.intoArray(out, b + 5 * KV);
+        s6.intoArray(out, b + 6 * KV);
+        s7.intoArray(out, b + 7 * KV);
       }
     }
   }
 
   /** The weight gradient of {@link #depthwise}: part[po + k KV + c] += sum over p of in[io + (PAD_OF[p] + OFF[k]) KV + c] * d[PAD_OF[p] KV + c]. */
   private void depthwiseGrad(float[] in, int io, float[] d, float[] part, int po) {
-    for (int k = 0; k < 9; k++) {
-      for (int j = 0; j < KV; j += V) {
-        FloatVector acc = FloatVector.fromArray(F, part, po + k * KV + j);
-        for (int p = 0; p < NP; p++) {
-          acc = FloatVector.fromArray(F, in, io + (PAD_OF[p] + OFF[k]) * KV + j).fma(FloatVector.fromArray(F, d, PAD_OF[p] * KV + j), acc);
-        }
-        acc.intoArray(part, po + k * KV + j);
+    // The 9 taps' sums side by side (independent accumulators), each over the cells in order.
+    for (int j = 0; j < KV; j += V) {
+      FloatVector s0 = FloatVector.fromArray(F, part, po + j), s1 = FloatVector.fromArray(F, part, po + KV + j);
+      FloatVector s2 = FloatVector.fromArray(F, part, po + 2 * KV + j), s3 = FloatVector.fromArray(F, part, po + 3 * KV + j);
+      FloatVector s4 = FloatVector.fromArray(F, part, po + 4 * KV + j), s5 = FloatVector.fromArray(F, part, po + 5 * KV + j);
+      FloatVector s6 = FloatVector.fromArray(F, part, po + 6 * KV + j), s7 = FloatVector.fromArray(F, part, po + 7 * KV + j);
+      FloatVector s8 = FloatVector.fromArray(F, part, po + 8 * KV + j);
+      for (int p = 0; p < NP; p++) {
+        FloatVector dv = FloatVector.fromArray(F, d, PAD_OF[p] * KV + j);
+        int a = io + PAD_OF[p] * KV + j;
+        s0 = FloatVector.fromArray(F, in, a + OFF[0] * KV).fma(dv, s0);
+        s1 = FloatVector.fromArray(F, in, a + OFF[1] * KV).fma(dv, s1);
+        s2 = FloatVector.fromArray(F, in, a + OFF[2] * KV).fma(dv, s2);
+        s3 = FloatVector.fromArray(F, in, a + OFF[3] * KV).fma(dv, s3);
+        s4 = FloatVector.fromArray(F, in, a + OFF[4] * KV).fma(dv, s4);
+        s5 = FloatVector.fromArray(F, in, a + OFF[5] * KV).fma(dv, s5);
+        s6 = FloatVector.fromArray(F, in, a + OFF[6] * KV).fma(dv, s6);
+        s7 = FloatVector.fromArray(F, in, a + OFF[7] * KV).fma(dv, s7);
+        s8 = FloatVector.fromArray(F, in, a + OFF[8] * KV).fma(dv, s8);
       }
+      s0.intoArray(part, po + j);
+      s1.intoArray(part, po + KV + j);
+      s2.intoArray(part, po + 2 * KV + j);
+      s3.intoArray(part, po + 3 * KV + j);
+      s4.intoArray(part, po + 4 * KV + j);
+      s5.intoArray(part, po + 5 * KV + j);
+      s6.intoArray(part, po + 6 * KV + j);
+      s7.intoArray(part, po + 7 * KV + j);
+      s8.intoArray(part, po + 8 * KV + j);
     }
   }
 
@@ -526,11 +585,11 @@ public final class ConvGruPolicy implements PolicyNet {
     float[] dx0 = core.inputGrad();
     for (int i = 0; i < rows * H; i++) if (tX0[i] <= 0f) dx0[i] = 0f;
     mm.atb(SERIAL, dx0, 0, tH, 0, g, headW.offset(), H, NPK, rows, true);
-    for (int j = 0; j < H; j++) {
-      float acc = 0f;
-      for (int r = 0; r < rows; r++) acc += dx0[r * H + j];
-      g[headB.offset() + j] += acc;
-    }
+    // the bias gradient: per j the sum over rows in order, rows outer so the reads run along memory
+    if (biasAcc.length < H) biasAcc = new float[H];
+    Arrays.fill(biasAcc, 0, H, 0f);
+    for (int r = 0; r < rows; r++) for (int j = 0; j < H; j++) biasAcc[j] += dx0[r * H + j];
+    for (int j = 0; j < H; j++) g[headB.offset() + j] += biasAcc[j];
     // dLoss/dh_t from the head, all rows at once (dx0 . head.weight)
     if (tDh.length < rows * NPK) tDh = new float[rows * NPK];
     mm.ab(SERIAL, dx0, 0, w, headW.offset(), tDh, 0, rows, NPK, H, false);
@@ -554,6 +613,24 @@ public final class ConvGruPolicy implements PolicyNet {
           // gates backward: dgi (summed), dgh (padded), and the direct path dh^(i-1) += dh^i z into carry
           for (int p = 0; p < NP; p++) {
             int c = go + p * 4 * KV, d = PAD_OF[p] * GW, hq = ho + PAD_OF[p] * KV, o = p * K;
+            if (K == KV) { // along vectors, the scalar loop's operations in its order
+              for (int j = 0; j < K; j += V) {
+                FloatVector rr = FloatVector.fromArray(F, tGc, c + j), z = FloatVector.fromArray(F, tGc, c + KV + j);
+                FloatVector m = FloatVector.fromArray(F, tGc, c + 2 * KV + j), ghn = FloatVector.fromArray(F, tGc, c + 3 * KV + j);
+                FloatVector dd = FloatVector.fromArray(F, dOut, o + j), one = FloatVector.broadcast(F, 1f);
+                dd.mul(z).intoArray(carry, o + j);
+                FloatVector dz = dd.mul(FloatVector.fromArray(F, tHp, hq + j).sub(m)).mul(z).mul(one.sub(z));
+                FloatVector dm = dd.mul(one.sub(z)).mul(one.sub(m.mul(m)));
+                FloatVector dr = dm.mul(ghn).mul(rr).mul(one.sub(rr));
+                FloatVector.fromArray(F, dgi, d + j).add(dr).intoArray(dgi, d + j);
+                FloatVector.fromArray(F, dgi, d + KV + j).add(dz).intoArray(dgi, d + KV + j);
+                FloatVector.fromArray(F, dgi, d + 2 * KV + j).add(dm).intoArray(dgi, d + 2 * KV + j);
+                dr.intoArray(dgh, d + j);
+                dz.intoArray(dgh, d + KV + j);
+                dm.mul(rr).intoArray(dgh, d + 2 * KV + j);
+              }
+              continue;
+            }
             for (int j = 0; j < K; j++) {
               float rr = tGc[c + j], z = tGc[c + KV + j], m = tGc[c + 2 * KV + j], ghn = tGc[c + 3 * KV + j];
               float dd = dOut[o + j];
@@ -613,7 +690,9 @@ public final class ConvGruPolicy implements PolicyNet {
               int v = tObs[ob + pl * PP + q + OFF[k]];
               if (v == 0) continue;
               int wq = gwe + (k * PLANES + pl) * CV;
-              for (int j = 0; j < CV; j++) gW[wq + j] += v * dEnc[de + j];
+              for (int j = 0; j < CV; j += V) {
+                FloatVector.fromArray(F, gW, wq + j).add(FloatVector.fromArray(F, dEnc, de + j).mul((float) v)).intoArray(gW, wq + j);
+              }
             }
           }
         }
