@@ -31,6 +31,8 @@ import jdk.incubator.vector.VectorSpecies;
  *                         separable (Config#separable): gh = conv1x1(dwconv3x3(h, cgru.depthwise_hh [K][1][3][3]),
  *                           cgru.weight_hh [3K][K][1][1]) + cgru.bias_hh (a depthwise-separable convolution:
  *                           the same 3x3 view, 9K + 3K^2 multiply-adds per cell instead of 27K^2)
+ *                         separableInput: gi = conv1x1(dwconv3x3(e, cgru.depthwise_ih [C][1][3][3]),
+ *                           cgru.weight_ih [3K][C][1][1]) + cgru.bias_ih (9C + 3KC per cell instead of 27KC)
  *   head   y[R][H]      = relu(h_t flattened (index p*K + k) . head.weight^T + head.bias), head.weight [H][NP*K]
  *   out    logits, values: {@link DefaultPolicy}'s heads on y (its core with no minGRU layer)
  * </pre>
@@ -61,8 +63,10 @@ public final class ConvGruPolicy implements PolicyNet {
    * @param ticks N, cell updates per environment step (0 reads as 1: configs written before ticks existed).
    * @param separable the hidden convolution as a depthwise 3x3 on the state then a 1x1 to the gates
    *     (false in configs written before it existed).
+   * @param separableInput the input convolution likewise: a depthwise 3x3 on the encoding, then a 1x1.
    */
-  public record Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable) {
+  public record Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable,
+      boolean separableInput) {
     public Config {
       if (ticks == 0) ticks = 1;
       if (channels < 1 || state < 1 || hidden < 1 || actions < 1) throw new IllegalArgumentException("sizes must be positive: " + this);
@@ -71,12 +75,17 @@ public final class ConvGruPolicy implements PolicyNet {
 
     /** One tick per step. */
     public Config(int channels, int state, int hidden, int actions, long seed) {
-      this(channels, state, hidden, actions, seed, 1, false);
+      this(channels, state, hidden, actions, seed, 1, false, false);
     }
 
-    /** The full 3x3 hidden convolution. */
+    /** The full 3x3 convolutions. */
     public Config(int channels, int state, int hidden, int actions, long seed, int ticks) {
-      this(channels, state, hidden, actions, seed, ticks, false);
+      this(channels, state, hidden, actions, seed, ticks, false, false);
+    }
+
+    /** The full 3x3 input convolution. */
+    public Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable) {
+      this(channels, state, hidden, actions, seed, ticks, separable, false);
     }
 
     public String toJson() {
@@ -89,7 +98,8 @@ public final class ConvGruPolicy implements PolicyNet {
 
     public double forwardMacs() {
       double hiddenConv = separable ? NP * (9.0 * state + 3.0 * state * state) : 27.0 * NP * state * state;
-      return 36.0 * NP * channels + 27.0 * NP * state * channels + ticks * hiddenConv + (double) NP * state * hidden
+      double inputConv = separableInput ? NP * (9.0 * channels + 3.0 * state * channels) : 27.0 * NP * state * channels;
+      return 36.0 * NP * channels + inputConv + ticks * hiddenConv + (double) NP * state * hidden
           + (actions + 1.0) * hidden;
     }
   }
@@ -106,8 +116,8 @@ public final class ConvGruPolicy implements PolicyNet {
 
   private final Config cfg;
   private final Params params = new Params();
-  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB, wDw;
-  private final boolean SEP;
+  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB, wDw, wDwi;
+  private final boolean SEP, SEPI;
   private final DefaultPolicy core;
   private final int C, K, H, CV, KV, GW, NPK, T;
   private final ParMm mm = new ParMm();
@@ -118,8 +128,9 @@ public final class ConvGruPolicy implements PolicyNet {
   // the gate convolutions per tap and input channel along the gates (wi [9][C][GW], wh [9][K][GW],
   // gate g channel k at lane g*KV + k), their adjoints per tap and gate channel (flipped taps:
   // wiT [9][3K][CV], whT [9][3K][KV]), biases, head.weight^T [NP*K][H]. Separable: wh [1][K][GW] and
-  // whT [1][3K][KV] are the 1x1's, dw [9][KV] the depthwise taps along the channels, dwT flipped.
-  private final float[] we, be, wi, wh, bi, bh, wiT, whT, dw, dwT;
+  // whT [1][3K][KV] are the 1x1's, dw [9][KV] the depthwise taps along the channels, dwT flipped;
+  // separable input: wi [1][C][GW], wiT [1][3K][CV], dwi [9][CV], dwiT flipped.
+  private final float[] we, be, wi, wh, bi, bh, wiT, whT, dw, dwT, dwi, dwiT;
   private float[] headT = new float[0], biasAcc = new float[0];
 
   /**
@@ -135,7 +146,7 @@ public final class ConvGruPolicy implements PolicyNet {
   private boolean haveForward;
   // Rollout step's buffers ([N] rows, keeps nothing) and per-row scratch.
   private float[] sH = new float[0], sX0 = new float[0];
-  private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick, dwf, ddf;
+  private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick, dwf, ddf, dwe, dde;
   private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be, then dw
 
   public ConvGruPolicy(Config cfg) {
@@ -149,9 +160,11 @@ public final class ConvGruPolicy implements PolicyNet {
     NPK = NP * K;
     T = cfg.ticks();
     SEP = cfg.separable();
+    SEPI = cfg.separableInput();
     encW = params.add("enc.weight", C, PLANES, 3, 3);
     encB = params.add("enc.bias", C);
-    wIh = params.add("cgru.weight_ih", 3 * K, C, 3, 3);
+    wDwi = SEPI ? params.add("cgru.depthwise_ih", C, 1, 3, 3) : null;
+    wIh = SEPI ? params.add("cgru.weight_ih", 3 * K, C, 1, 1) : params.add("cgru.weight_ih", 3 * K, C, 3, 3);
     wDw = SEP ? params.add("cgru.depthwise_hh", K, 1, 3, 3) : null;
     wHh = SEP ? params.add("cgru.weight_hh", 3 * K, K, 1, 1) : params.add("cgru.weight_hh", 3 * K, K, 3, 3);
     bIh = params.add("cgru.bias_ih", 3 * K);
@@ -162,7 +175,8 @@ public final class ConvGruPolicy implements PolicyNet {
     Rng rng = new Rng(cfg.seed());
     // He-uniform for the ReLU layers, PyTorch's default bound 1/sqrt(fan_in) for the GRU.
     uniform(rng, encW, (float) Math.sqrt(6.0 / (PLANES * 9)));
-    uniform(rng, wIh, (float) (1 / Math.sqrt(C * 9)));
+    if (SEPI) uniform(rng, wDwi, 1f / 3);
+    uniform(rng, wIh, (float) (1 / Math.sqrt(SEPI ? C : C * 9)));
     if (SEP) uniform(rng, wDw, 1f / 3); // PyTorch's default bound for a depthwise 3x3 (fan-in 9)
     uniform(rng, wHh, (float) (1 / Math.sqrt(SEP ? K : K * 9)));
     uniform(rng, bIh, (float) (1 / Math.sqrt(C * 9)));
@@ -170,12 +184,15 @@ public final class ConvGruPolicy implements PolicyNet {
     uniform(rng, headW, (float) Math.sqrt(6.0 / NPK));
     we = new float[9 * PLANES * CV];
     be = new float[CV];
-    wi = new float[9 * C * GW];
+    int iTaps = SEPI ? 1 : 9;
+    wi = new float[iTaps * C * GW];
     int hTaps = SEP ? 1 : 9;
     wh = new float[hTaps * K * GW];
     bi = new float[GW];
     bh = new float[GW];
-    wiT = new float[9 * 3 * K * CV];
+    wiT = new float[iTaps * 3 * K * CV];
+    dwi = new float[SEPI ? 9 * CV : 0];
+    dwiT = new float[dwi.length];
     whT = new float[hTaps * 3 * K * KV];
     dw = new float[SEP ? 9 * KV : 0];
     dwT = new float[dw.length];
@@ -199,7 +216,9 @@ public final class ConvGruPolicy implements PolicyNet {
     hTick = new float[NPK];
     dwf = new float[SEP ? HP : 0]; // the depthwise output, padded so the 1x1 reads it as a frame
     ddf = new float[SEP ? HP : 0]; // its gradient, padded for the adjoint depthwise convolution
-    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV + dw.length];
+    dwe = new float[SEPI ? ENC : 0]; // the same two for the separable input convolution
+    dde = new float[SEPI ? ENC : 0];
+    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV + dw.length + dwi.length];
   }
 
   private void uniform(Rng rng, Params.Tensor t, float bound) {
@@ -222,9 +241,11 @@ public final class ConvGruPolicy implements PolicyNet {
       for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) we[(k * PLANES + pl) * CV + c] = w[oe + (c * PLANES + pl) * 9 + k];
       for (int g = 0; g < G; g++) {
         int lane = g / K * KV + g % K;
-        for (int c = 0; c < C; c++) {
-          wi[(k * C + c) * GW + lane] = w[oi + (g * C + c) * 9 + k];
-          wiT[(k * G + g) * CV + c] = w[oi + (g * C + c) * 9 + 8 - k];
+        if (!SEPI) {
+          for (int c = 0; c < C; c++) {
+            wi[(k * C + c) * GW + lane] = w[oi + (g * C + c) * 9 + k];
+            wiT[(k * G + g) * CV + c] = w[oi + (g * C + c) * 9 + 8 - k];
+          }
         }
         if (!SEP) {
           for (int c = 0; c < K; c++) {
@@ -248,6 +269,20 @@ public final class ConvGruPolicy implements PolicyNet {
         }
       }
     }
+    if (SEPI) {
+      for (int k = 0; k < 9; k++) {
+        for (int c = 0; c < C; c++) {
+          dwi[k * CV + c] = w[wDwi.offset() + c * 9 + k];
+          dwiT[k * CV + c] = w[wDwi.offset() + c * 9 + 8 - k];
+        }
+      }
+      for (int g = 0; g < G; g++) {
+        for (int c = 0; c < C; c++) {
+          wi[c * GW + g / K * KV + g % K] = w[oi + g * C + c];
+          wiT[g * CV + c] = w[oi + g * C + c];
+        }
+      }
+    }
     System.arraycopy(w, encB.offset(), be, 0, C);
     for (int g = 0; g < G; g++) {
       bi[g / K * KV + g % K] = w[bIh.offset() + g];
@@ -255,7 +290,14 @@ public final class ConvGruPolicy implements PolicyNet {
     }
     if (headT.length < NPK * H) headT = new float[NPK * H];
     int oq = headW.offset();
-    for (int j = 0; j < H; j++) for (int i = 0; i < NPK; i++) headT[i * H + j] = w[oq + j * NPK + i];
+    // transposed in 16 x 16 tiles (a whole-row stride on either side misses the cache on every element)
+    for (int j0 = 0; j0 < H; j0 += 16) {
+      for (int i0 = 0; i0 < NPK; i0 += 16) {
+        for (int j = j0; j < Math.min(j0 + 16, H); j++) {
+          for (int i = i0; i < Math.min(i0 + 16, NPK); i++) headT[i * H + j] = w[oq + j * NPK + i];
+        }
+      }
+    }
   }
 
   @Override
@@ -326,7 +368,12 @@ public final class ConvGruPolicy implements PolicyNet {
    */
   private void cellRow(byte[] obs, int ob, float[] enc, int eo, float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
     encode(obs, ob, enc, eo);
-    conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi0, 0, OFF);
+    if (SEPI) {
+      depthwise(enc, eo, CV, dwi, dwe, true);
+      conv(dwe, 0, CV, 1, C, 0, wi, GW, bi, gi0, 0, CENTER);
+    } else {
+      conv(enc, eo, CV, 1, C, 0, wi, GW, bi, gi0, 0, OFF);
+    }
     for (int tk = 0; tk < T; tk++) {
       if (tk == T - 1) {
         tick(hp, ho + tk * HP, gc, go + tk * GC, hOut, oo);
@@ -363,7 +410,7 @@ public final class ConvGruPolicy implements PolicyNet {
   private void tick(float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
     System.arraycopy(gi0, 0, gi, 0, gi0.length);
     if (SEP) {
-      depthwise(hp, ho, dw, dwf, true);
+      depthwise(hp, ho, KV, dw, dwf, true);
       conv(dwf, 0, KV, 1, K, 0, wh, GW, bh, gh, 0, CENTER);
     } else {
       conv(hp, ho, KV, 1, K, 0, wh, GW, bh, gh, 0, OFF);
@@ -457,73 +504,73 @@ public final class ConvGruPolicy implements PolicyNet {
   }
 
   /**
-   * The depthwise 3x3 over the interior of a padded frame [PP][KV] (at io): per cell p and channel c,
-   * sum over taps k of in[io + (PAD_OF[p] + OFF[k]) KV + c] * w[k KV + c], into out at PAD_OF[p] KV
-   * ({@code padded}, a frame whose border the caller keeps zero) or at p KV.
+   * The depthwise 3x3 over the interior of a padded frame [PP][cs] (cs floats per cell, at io): per cell p and channel c,
+   * sum over taps k of in[io + (PAD_OF[p] + OFF[k]) cs + c] * w[k cs + c], into out at PAD_OF[p] cs
+   * ({@code padded}, a frame whose border the caller keeps zero) or at p cs.
    */
-  private void depthwise(float[] in, int io, float[] w, float[] out, boolean padded) {
+  private static void depthwise(float[] in, int io, int cs, float[] w, float[] out, boolean padded) {
     // A board row of 8 cells at a time: 8 independent accumulators (one cell's 9 taps are a chain
     // of dependent FMAs, too short to keep the FMA units busy alone).
     for (int y = 0; y < S; y++) {
-      int q = io + ((y + 1) * SIDE + 1) * KV, o = (padded ? (y + 1) * SIDE + 1 : y * S) * KV;
-      for (int j = 0; j < KV; j += V) {
+      int q = io + ((y + 1) * SIDE + 1) * cs, o = (padded ? (y + 1) * SIDE + 1 : y * S) * cs;
+      for (int j = 0; j < cs; j += V) {
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
         for (int k = 0; k < 9; k++) {
-          FloatVector wv = FloatVector.fromArray(F, w, k * KV + j);
-          int a = q + OFF[k] * KV + j;
+          FloatVector wv = FloatVector.fromArray(F, w, k * cs + j);
+          int a = q + OFF[k] * cs + j;
           s0 = FloatVector.fromArray(F, in, a).fma(wv, s0);
-          s1 = FloatVector.fromArray(F, in, a + KV).fma(wv, s1);
-          s2 = FloatVector.fromArray(F, in, a + 2 * KV).fma(wv, s2);
-          s3 = FloatVector.fromArray(F, in, a + 3 * KV).fma(wv, s3);
-          s4 = FloatVector.fromArray(F, in, a + 4 * KV).fma(wv, s4);
-          s5 = FloatVector.fromArray(F, in, a + 5 * KV).fma(wv, s5);
-          s6 = FloatVector.fromArray(F, in, a + 6 * KV).fma(wv, s6);
-          s7 = FloatVector.fromArray(F, in, a + 7 * KV).fma(wv, s7);
+          s1 = FloatVector.fromArray(F, in, a + cs).fma(wv, s1);
+          s2 = FloatVector.fromArray(F, in, a + 2 * cs).fma(wv, s2);
+          s3 = FloatVector.fromArray(F, in, a + 3 * cs).fma(wv, s3);
+          s4 = FloatVector.fromArray(F, in, a + 4 * cs).fma(wv, s4);
+          s5 = FloatVector.fromArray(F, in, a + 5 * cs).fma(wv, s5);
+          s6 = FloatVector.fromArray(F, in, a + 6 * cs).fma(wv, s6);
+          s7 = FloatVector.fromArray(F, in, a + 7 * cs).fma(wv, s7);
         }
         int b = o + j;
         s0.intoArray(out, b);
-        s1.intoArray(out, b + KV);
-        s2.intoArray(out, b + 2 * KV);
-        s3.intoArray(out, b + 3 * KV);
-        s4.intoArray(out, b + 4 * KV);
-        s5.intoArray(out, b + 5 * KV);
-        s6.intoArray(out, b + 6 * KV);
-        s7.intoArray(out, b + 7 * KV);
+        s1.intoArray(out, b + cs);
+        s2.intoArray(out, b + 2 * cs);
+        s3.intoArray(out, b + 3 * cs);
+        s4.intoArray(out, b + 4 * cs);
+        s5.intoArray(out, b + 5 * cs);
+        s6.intoArray(out, b + 6 * cs);
+        s7.intoArray(out, b + 7 * cs);
       }
     }
   }
 
-  /** The weight gradient of {@link #depthwise}: part[po + k KV + c] += sum over p of in[io + (PAD_OF[p] + OFF[k]) KV + c] * d[PAD_OF[p] KV + c]. */
-  private void depthwiseGrad(float[] in, int io, float[] d, float[] part, int po) {
+  /** The weight gradient of {@link #depthwise}: part[po + k cs + c] += sum over p of in[io + (PAD_OF[p] + OFF[k]) cs + c] * d[PAD_OF[p] cs + c]. */
+  private static void depthwiseGrad(float[] in, int io, int cs, float[] d, float[] part, int po) {
     // The 9 taps' sums side by side (independent accumulators), each over the cells in order.
-    for (int j = 0; j < KV; j += V) {
-      FloatVector s0 = FloatVector.fromArray(F, part, po + j), s1 = FloatVector.fromArray(F, part, po + KV + j);
-      FloatVector s2 = FloatVector.fromArray(F, part, po + 2 * KV + j), s3 = FloatVector.fromArray(F, part, po + 3 * KV + j);
-      FloatVector s4 = FloatVector.fromArray(F, part, po + 4 * KV + j), s5 = FloatVector.fromArray(F, part, po + 5 * KV + j);
-      FloatVector s6 = FloatVector.fromArray(F, part, po + 6 * KV + j), s7 = FloatVector.fromArray(F, part, po + 7 * KV + j);
-      FloatVector s8 = FloatVector.fromArray(F, part, po + 8 * KV + j);
+    for (int j = 0; j < cs; j += V) {
+      FloatVector s0 = FloatVector.fromArray(F, part, po + j), s1 = FloatVector.fromArray(F, part, po + cs + j);
+      FloatVector s2 = FloatVector.fromArray(F, part, po + 2 * cs + j), s3 = FloatVector.fromArray(F, part, po + 3 * cs + j);
+      FloatVector s4 = FloatVector.fromArray(F, part, po + 4 * cs + j), s5 = FloatVector.fromArray(F, part, po + 5 * cs + j);
+      FloatVector s6 = FloatVector.fromArray(F, part, po + 6 * cs + j), s7 = FloatVector.fromArray(F, part, po + 7 * cs + j);
+      FloatVector s8 = FloatVector.fromArray(F, part, po + 8 * cs + j);
       for (int p = 0; p < NP; p++) {
-        FloatVector dv = FloatVector.fromArray(F, d, PAD_OF[p] * KV + j);
-        int a = io + PAD_OF[p] * KV + j;
-        s0 = FloatVector.fromArray(F, in, a + OFF[0] * KV).fma(dv, s0);
-        s1 = FloatVector.fromArray(F, in, a + OFF[1] * KV).fma(dv, s1);
-        s2 = FloatVector.fromArray(F, in, a + OFF[2] * KV).fma(dv, s2);
-        s3 = FloatVector.fromArray(F, in, a + OFF[3] * KV).fma(dv, s3);
-        s4 = FloatVector.fromArray(F, in, a + OFF[4] * KV).fma(dv, s4);
-        s5 = FloatVector.fromArray(F, in, a + OFF[5] * KV).fma(dv, s5);
-        s6 = FloatVector.fromArray(F, in, a + OFF[6] * KV).fma(dv, s6);
-        s7 = FloatVector.fromArray(F, in, a + OFF[7] * KV).fma(dv, s7);
-        s8 = FloatVector.fromArray(F, in, a + OFF[8] * KV).fma(dv, s8);
+        FloatVector dv = FloatVector.fromArray(F, d, PAD_OF[p] * cs + j);
+        int a = io + PAD_OF[p] * cs + j;
+        s0 = FloatVector.fromArray(F, in, a + OFF[0] * cs).fma(dv, s0);
+        s1 = FloatVector.fromArray(F, in, a + OFF[1] * cs).fma(dv, s1);
+        s2 = FloatVector.fromArray(F, in, a + OFF[2] * cs).fma(dv, s2);
+        s3 = FloatVector.fromArray(F, in, a + OFF[3] * cs).fma(dv, s3);
+        s4 = FloatVector.fromArray(F, in, a + OFF[4] * cs).fma(dv, s4);
+        s5 = FloatVector.fromArray(F, in, a + OFF[5] * cs).fma(dv, s5);
+        s6 = FloatVector.fromArray(F, in, a + OFF[6] * cs).fma(dv, s6);
+        s7 = FloatVector.fromArray(F, in, a + OFF[7] * cs).fma(dv, s7);
+        s8 = FloatVector.fromArray(F, in, a + OFF[8] * cs).fma(dv, s8);
       }
       s0.intoArray(part, po + j);
-      s1.intoArray(part, po + KV + j);
-      s2.intoArray(part, po + 2 * KV + j);
-      s3.intoArray(part, po + 3 * KV + j);
-      s4.intoArray(part, po + 4 * KV + j);
-      s5.intoArray(part, po + 5 * KV + j);
-      s6.intoArray(part, po + 6 * KV + j);
-      s7.intoArray(part, po + 7 * KV + j);
-      s8.intoArray(part, po + 8 * KV + j);
+      s1.intoArray(part, po + cs + j);
+      s2.intoArray(part, po + 2 * cs + j);
+      s3.intoArray(part, po + 3 * cs + j);
+      s4.intoArray(part, po + 4 * cs + j);
+      s5.intoArray(part, po + 5 * cs + j);
+      s6.intoArray(part, po + 6 * cs + j);
+      s7.intoArray(part, po + 7 * cs + j);
+      s8.intoArray(part, po + 8 * cs + j);
     }
   }
 
@@ -596,6 +643,7 @@ public final class ConvGruPolicy implements PolicyNet {
     relay();
     Arrays.fill(gW, 0f);
     int gwi = 0, gwh = wi.length, gwe = gwh + wh.length, gbi = gwe + we.length, gbh = gbi + GW, gbe = gbh + GW, gdw = gbe + CV;
+    int gdwi = gdw + dw.length;
     // Through time, column by column (each environment's sequence), last step first; the gradient
     // into h0 is dropped (h0 is data).
     for (int i = 0; i < b; i++) {
@@ -649,11 +697,11 @@ public final class ConvGruPolicy implements PolicyNet {
           // the hidden convolution's weight and bias gradients (separable: the 1x1's from the
           // depthwise output, recomputed, then the depthwise's from the 1x1's input gradient in ddf)
           if (SEP) {
-            depthwise(tHp, ho, dw, dwf, true);
+            depthwise(tHp, ho, KV, dw, dwf, true);
             weightGrad(dwf, 0, KV, K, dgh, 0, GW, gW, gwh, CENTER);
             conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0, CENTER);
             for (int p = 0; p < NP; p++) System.arraycopy(dPrev, p * KV, ddf, PAD_OF[p] * KV, KV);
-            depthwiseGrad(tHp, ho, ddf, gW, gdw);
+            depthwiseGrad(tHp, ho, KV, ddf, gW, gdw);
           } else {
             weightGrad(tHp, ho, KV, K, dgh, 0, GW, gW, gwh, OFF);
           }
@@ -666,20 +714,32 @@ public final class ConvGruPolicy implements PolicyNet {
           if (tk == 0 && (tReset[r] || s == 0)) {
             Arrays.fill(carry, 0f);
           } else {
-            if (SEP) depthwise(ddf, 0, dwT, dPrev, false);
+            if (SEP) depthwise(ddf, 0, KV, dwT, dPrev, false);
             else conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0, OFF);
             for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dPrev[p * KV + j];
           }
         }
         // the input convolution's weight and bias gradients
-        weightGrad(tEnc, eo, CV, C, dgi, 0, GW, gW, gwi, OFF);
+        if (SEPI) {
+          depthwise(tEnc, eo, CV, dwi, dwe, true);
+          weightGrad(dwe, 0, CV, C, dgi, 0, GW, gW, gwi, CENTER);
+        } else {
+          weightGrad(tEnc, eo, CV, C, dgi, 0, GW, gW, gwi, OFF);
+        }
         for (int p = 0; p < NP; p++) {
           int d = PAD_OF[p] * GW;
           for (int j = 0; j < GW; j++) gW[gbi + j] += dgi[d + j];
         }
         // dLoss/d(enc pre-activation): the adjoint of the input convolution, through the ReLU; the
         // encoder's weight gradients gather over the observation's non-zero planes.
-        conv(dgi, 0, GW, 3, K, KV, wiT, CV, null, dEnc, 0, OFF);
+        if (SEPI) { // through the 1x1 into dde (padded), the depthwise's weight gradient, then its adjoint
+          conv(dgi, 0, GW, 3, K, KV, wiT, CV, null, dEnc, 0, CENTER);
+          for (int p = 0; p < NP; p++) System.arraycopy(dEnc, p * CV, dde, PAD_OF[p] * CV, CV);
+          depthwiseGrad(tEnc, eo, CV, dde, gW, gdwi);
+          depthwise(dde, 0, CV, dwiT, dEnc, false);
+        } else {
+          conv(dgi, 0, GW, 3, K, KV, wiT, CV, null, dEnc, 0, OFF);
+        }
         int ob = r * OBS;
         for (int p = 0; p < NP; p++) {
           int q = PAD_OF[p], de = p * CV;
@@ -704,13 +764,17 @@ public final class ConvGruPolicy implements PolicyNet {
       for (int pl = 0; pl < PLANES; pl++) for (int c = 0; c < C; c++) g[oe + (c * PLANES + pl) * 9 + k] += gW[gwe + (k * PLANES + pl) * CV + c];
       for (int gg = 0; gg < G; gg++) {
         int lane = gg / K * KV + gg % K;
-        for (int c = 0; c < C; c++) g[oi + (gg * C + c) * 9 + k] += gW[gwi + (k * C + c) * GW + lane];
+        if (!SEPI) for (int c = 0; c < C; c++) g[oi + (gg * C + c) * 9 + k] += gW[gwi + (k * C + c) * GW + lane];
         if (!SEP) for (int c = 0; c < K; c++) g[oh + (gg * K + c) * 9 + k] += gW[gwh + (k * K + c) * GW + lane];
       }
       if (SEP) for (int c = 0; c < K; c++) g[wDw.offset() + c * 9 + k] += gW[gdw + k * KV + c];
+      if (SEPI) for (int c = 0; c < C; c++) g[wDwi.offset() + c * 9 + k] += gW[gdwi + k * CV + c];
     }
     if (SEP) {
       for (int gg = 0; gg < G; gg++) for (int c = 0; c < K; c++) g[oh + gg * K + c] += gW[gwh + c * GW + gg / K * KV + gg % K];
+    }
+    if (SEPI) {
+      for (int gg = 0; gg < G; gg++) for (int c = 0; c < C; c++) g[oi + gg * C + c] += gW[gwi + c * GW + gg / K * KV + gg % K];
     }
     for (int c = 0; c < C; c++) g[encB.offset() + c] += gW[gbe + c];
     for (int gg = 0; gg < G; gg++) {

@@ -209,6 +209,11 @@ public record Recipe(
      */
     boolean separable,
     /**
+     * policy=convgru: the input convolution (encoding to gates) likewise as a depthwise 3x3 then a
+     * 1x1 (9C + 3KC multiply-adds per cell, once per step, instead of 27KC).
+     */
+    boolean separableInput,
+    /**
      * Early stop on validation (DESIGN.md: "a recipe may stop early on validation, never on test"):
      * the run ends, as if its last iteration had come, after the first in-training validation whose
      * greedy solve rate on the {@code valLevels} levels is at least this; 0 = never (run all
@@ -236,6 +241,7 @@ public record Recipe(
     m.put("crop", false);
     m.put("ticks", 1);
     m.put("separable", false);
+    m.put("separableInput", false);
     m.put("stopValSolveRate", 0f);
     return java.util.Collections.unmodifiableMap(m);
   }
@@ -266,7 +272,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, 0f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, false, 0f);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -303,7 +309,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, 0f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, false, 0f);
 
   /**
    * The record candidate of sessions 2-5 (selectable with {@code --recipe conv}): {@link #BASE}'s

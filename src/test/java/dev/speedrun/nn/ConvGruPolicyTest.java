@@ -92,7 +92,8 @@ class ConvGruPolicyTest {
         double[][] e = new double[C][NP];
         for (int ch = 0; ch < C; ch++) for (int q = 0; q < NP; q++) e[ch][q] = Math.max(0, board[ch][(q / 8 + 1) * 10 + q % 8 + 1]);
         for (int tick = 0; tick < c.ticks(); tick++) {
-          double[][] gi = conv(e, w, gIW, gIB, C, 3 * K, 8);
+          double[][] gi = c.separableInput() ? pointwise(depthwise(e, w, p.tensor("cgru.depthwise_ih").offset(), C), w, gIW, gIB, C, 3 * K)
+              : conv(e, w, gIW, gIB, C, 3 * K, 8);
           double[][] gh = c.separable() ? pointwise(depthwise(h, w, p.tensor("cgru.depthwise_hh").offset(), K), w, gHW, gHB, K, 3 * K)
               : conv(h, w, gHW, gHB, K, 3 * K, 8);
           double[][] hn = new double[K][NP];
@@ -132,12 +133,13 @@ class ConvGruPolicyTest {
    * vector (16); one tick per step, two and three; the full hidden convolution and the separable one.
    */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1, false", "9, 17, 5, 3, 2, 1, false", "3, 2, 6, 4, 3, 3, false",
-      "9, 17, 5, 3, 2, 2, false", "4, 16, 5, 3, 2, 3, false", "3, 2, 6, 4, 3, 1, true", "9, 17, 5, 3, 2, 2, true",
-      "4, 16, 5, 3, 2, 3, true"})
+  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1, false, false", "9, 17, 5, 3, 2, 1, false, false",
+      "3, 2, 6, 4, 3, 3, false, false", "9, 17, 5, 3, 2, 2, false, false", "4, 16, 5, 3, 2, 3, false, false",
+      "3, 2, 6, 4, 3, 1, true, false", "9, 17, 5, 3, 2, 2, true, false", "4, 16, 5, 3, 2, 3, true, false",
+      "3, 2, 6, 4, 3, 2, false, true", "17, 5, 5, 3, 2, 1, true, true", "16, 16, 5, 3, 2, 3, true, true"})
   void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b, int ticks,
-      boolean separable) {
-    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks, separable);
+      boolean separable, boolean separableInput) {
+    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks, separable, separableInput);
     var net = new ConvGruPolicy(cfg);
     Params p = net.params();
     Rng rng = new Rng(23);
@@ -183,9 +185,9 @@ class ConvGruPolicyTest {
 
   /** The rollout's step, T times with the same resets, gives the training forward's outputs. */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({"1, false", "3, false", "3, true"})
-  void stepOverTStepsEqualsForwardOverTheSegment(int ticks, boolean separable) {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks, separable));
+  @org.junit.jupiter.params.provider.CsvSource({"1, false, false", "3, false, false", "3, true, false", "2, true, true"})
+  void stepOverTStepsEqualsForwardOverTheSegment(int ticks, boolean separable, boolean separableInput) {
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks, separable, separableInput));
     Rng rng = new Rng(21);
     int t = 5, b = 4, rows = t * b, St = net.stateSize();
     byte[] obs = randomObs(rng, rows);
@@ -208,7 +210,7 @@ class ConvGruPolicyTest {
 
   @Test
   void savesAndLoadsThroughPoliciesWithItsConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 2, true));
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 2, true, true));
     java.nio.file.Path f = tmp.resolve("p.safetensors");
     Policies.save(f, net, java.util.Map.of());
     PolicyNet back = Policies.load(f);
@@ -232,6 +234,10 @@ class ConvGruPolicyTest {
     assertThat(new ConvGruPolicy(sep).params().size())
         .isEqualTo(36 * C + C + 3 * K * (9 * C + K + 2) + 9 * K + (K * 64 + 1) * H + (A + 1) * (H + 1));
     assertThat(sep.forwardMacs()).isEqualTo(2304.0 * C + 1728.0 * K * C + 3 * 64.0 * (9 * K + 3 * K * K) + 64.0 * K * H + (A + 1) * H);
+    var both = new ConvGruPolicy.Config(16, 16, 128, 5, 1, 3, true, true);
+    assertThat(new ConvGruPolicy(both).params().size())
+        .isEqualTo(36 * C + C + 3 * K * (C + K + 2) + 9 * K + 9 * C + (K * 64 + 1) * H + (A + 1) * (H + 1));
+    assertThat(both.forwardMacs()).isEqualTo(2304.0 * C + 64.0 * (9 * C + 3 * K * C) + 3 * 64.0 * (9 * K + 3 * K * K) + 64.0 * K * H + (A + 1) * H);
   }
 
   /** A config written before ticks existed (no such key) reads as one tick. */

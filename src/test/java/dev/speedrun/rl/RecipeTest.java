@@ -63,7 +63,7 @@ class RecipeTest {
   }
 
   @Test
-  void policyConvGruBuildsTheRecipesCellWithTicksAndSeparableHiddenConvolution() {
+  void policyConvGruBuildsTheRecipesCellWithTicksAndSeparableConvolutions() {
     Recipe r = Recipe.BASE.with(Map.of("policy", "convgru", "channels", "16", "hidden", "256", "ticks", "3", "separable", "true"));
     var net = (dev.speedrun.nn.ConvGruPolicy) Engine.policy(r, 3);
     assertThat(net.config()).isEqualTo(new dev.speedrun.nn.ConvGruPolicy.Config(16, 16, 256, 5, 3, 3, true));
@@ -74,6 +74,11 @@ class RecipeTest {
     // the hidden convolutions: 3 ticks x 64 cells x (27 K^2 = 6,912 full, 9 K + 3 K^2 = 912 separable)
     assertThat(Engine.forwardMacs(full) - Engine.forwardMacs(r)).isEqualTo(3 * 64.0 * (6912 - 912));
     assertThatThrownBy(() -> Recipe.BASE.with(Map.of("separable", "yes"))).isInstanceOf(UserError.class).hasMessageContaining("separable");
+    Recipe both = r.with(Map.of("separableInput", "true"));
+    assertThat(((dev.speedrun.nn.ConvGruPolicy) Engine.policy(both, 3)).config())
+        .isEqualTo(new dev.speedrun.nn.ConvGruPolicy.Config(16, 16, 256, 5, 3, 3, true, true));
+    // the input convolution: 64 cells x (27 K C = 6,912 full, 9 C + 3 K C = 912 separable), once per step
+    assertThat(Engine.forwardMacs(r) - Engine.forwardMacs(both)).isEqualTo(64.0 * (6912 - 912));
   }
 
   @Test
