@@ -62,7 +62,7 @@ public final class Trainer {
   private final Optimizer opt;
   private final BoxobanEnv env;
   private final int n, t, s, b;
-  private final PpoLoss.Coefs coefs;
+  private PpoLoss.Coefs coefs; // this iteration's (the entropy bonus may follow a schedule)
   private final Schedule schedule;
 
   // Counters (checkpointed).
@@ -329,6 +329,7 @@ public final class Trainer {
   public Metrics iterate() {
     nanosEnv = nanosForward = 0;
     float lr = schedule.lr(iteration);
+    coefs = new PpoLoss.Coefs(coefs.clip(), coefs.clipValue(), coefs.valueCoef(), recipe.entropyCoefAt(iteration));
     PpoLoss.Stats st = new PpoLoss.Stats();
     double gradNorm;
     PrioritizedLevelReplay.Counters before = plr == null ? null : plr.counters();

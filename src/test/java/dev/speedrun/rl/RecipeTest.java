@@ -82,6 +82,21 @@ class RecipeTest {
   }
 
   @Test
+  void entropyCoefficientFollowsACosineToItsEndValueOrStaysConstant() {
+    Recipe r = Recipe.BASE.with(Map.of("numEnvs", "4", "horizon", "4", "minibatchSegments", "4", "totalSteps", "1616")); // 101 iterations
+    assertThat(r.iterations()).isEqualTo(101);
+    assertThat(r.entropyCoefAt(0)).isEqualTo(0.01f);
+    assertThat(r.entropyCoefAt(100)).isEqualTo(0.01f);
+    Recipe d = r.with(Map.of("entropyCoefEnd", "0.001"));
+    assertThat(d.entropyCoefAt(0)).isEqualTo(0.01f);
+    assertThat(d.entropyCoefAt(50)).isCloseTo(0.0055f, org.assertj.core.data.Offset.offset(1e-7f));
+    assertThat(d.entropyCoefAt(25)).isCloseTo((float) (0.001 + 0.009 * 0.5 * (1 + Math.cos(Math.PI / 4))), org.assertj.core.data.Offset.offset(1e-7f));
+    assertThat(d.entropyCoefAt(100)).isCloseTo(0.001f, org.assertj.core.data.Offset.offset(1e-9f));
+    assertThat(d.entropyCoefAt(500)).isCloseTo(0.001f, org.assertj.core.data.Offset.offset(1e-9f));
+    assertThatThrownBy(() -> r.with(Map.of("entropyCoefEnd", "NaN"))).isInstanceOf(UserError.class).hasMessageContaining("entropyCoefEnd");
+  }
+
+  @Test
   void policyConvBuildsAConvPolicyWithTheRecipesSizes() {
     Recipe r = Recipe.BASE.with(Map.of("policy", "conv", "channels", "4", "hidden", "16", "layers", "1"));
     var net = Engine.policy(r, 3);

@@ -242,6 +242,31 @@ class TrainingRunTest {
     killAndResume(tmp.resolve("k"), r);
   }
 
+  /**
+   * entropyCoefEnd: equal to entropyCoef it gives the same bits as no schedule; different, the first
+   * update is the same (the schedule starts at entropyCoef) and the second is not.
+   */
+  @Test
+  void entropyScheduleStartsAtTheCoefficientAndChangesTheLaterUpdates() {
+    Recipe constant = small(Map.of());
+    Recipe same = small(Map.of("entropyCoefEnd", Float.toString(constant.entropyCoef())));
+    Recipe other = small(Map.of("entropyCoefEnd", "0.5"));
+    float[][] after1 = new float[3][], after2 = new float[3][];
+    Recipe[] rs = {constant, same, other};
+    for (int i = 0; i < 3; i++) {
+      dev.speedrun.nn.PolicyNet net = Engine.policy(rs[i], 3);
+      Trainer tr = new Trainer(rs[i], 3, net, Engine.optimizer(rs[i], net), LevelSampler.uniform(EASY, 3));
+      tr.iterate();
+      after1[i] = net.params().data.clone();
+      tr.iterate();
+      after2[i] = net.params().data.clone();
+    }
+    assertThat(after1[1]).isEqualTo(after1[0]);
+    assertThat(after1[2]).isEqualTo(after1[0]);
+    assertThat(after2[1]).isEqualTo(after2[0]);
+    assertThat(after2[2]).isNotEqualTo(after2[0]);
+  }
+
   @Test
   void shardsWithZeroLearningRateReproduceTheUnshardedRun() {
     for (String policy : List.of("default", "conv", "convgru")) {
