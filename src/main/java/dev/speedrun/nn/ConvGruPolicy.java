@@ -49,9 +49,10 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code shards} give each core its own replica. Not thread-safe.
  *
  * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1) (ticks add none); separable
- * 3K(9C + K + 2) + 9K in place of 3K(9C + 9K + 2). Multiply-adds per forward step: 2,304 C + 1,728 K
- * (C + N K) + 64 K H + (A + 1) H, separable 2,304 C + 1,728 K C + 64 N (9K + 3K^2) + 64 K H + (A + 1) H
- * ({@link Config#forwardMacs}), plus about 30 elementwise operations per state value and tick.
+ * has 9K + 3K^2 hidden-convolution weights in place of 27K^2, separableInput 9C + 3KC input ones in
+ * place of 27KC. Multiply-adds per forward step: 2,304 C + 1,728 K (C + N K) + 64 K H + (A + 1) H;
+ * separable 64 N (9K + 3K^2) in place of 1,728 N K^2, separableInput 64 (9C + 3KC) in place of
+ * 1,728 K C ({@link Config#forwardMacs}), plus about 30 elementwise operations per state value and tick.
  */
 public final class ConvGruPolicy implements PolicyNet {
   public static final int OBS = 400, SIDE = 10, PLANES = 4;
@@ -147,7 +148,7 @@ public final class ConvGruPolicy implements PolicyNet {
   // Rollout step's buffers ([N] rows, keeps nothing) and per-row scratch.
   private float[] sH = new float[0], sX0 = new float[0];
   private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick, dwf, ddf, dwe, dde;
-  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be, then dw
+  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be, then dw, dwi
 
   public ConvGruPolicy(Config cfg) {
     this.cfg = cfg;
@@ -632,11 +633,8 @@ public final class ConvGruPolicy implements PolicyNet {
     float[] dx0 = core.inputGrad();
     for (int i = 0; i < rows * H; i++) if (tX0[i] <= 0f) dx0[i] = 0f;
     mm.atb(SERIAL, dx0, 0, tH, 0, g, headW.offset(), H, NPK, rows, true);
-    // the bias gradient: per j the sum over rows in order, rows outer so the reads run along memory
     if (biasAcc.length < H) biasAcc = new float[H];
-    Arrays.fill(biasAcc, 0, H, 0f);
-    for (int r = 0; r < rows; r++) for (int j = 0; j < H; j++) biasAcc[j] += dx0[r * H + j];
-    for (int j = 0; j < H; j++) g[headB.offset() + j] += biasAcc[j];
+    Kernels.colSum(dx0, rows, H, g, headB.offset(), biasAcc);
     // dLoss/dh_t from the head, all rows at once (dx0 . head.weight)
     if (tDh.length < rows * NPK) tDh = new float[rows * NPK];
     mm.ab(SERIAL, dx0, 0, w, headW.offset(), tDh, 0, rows, NPK, H, false);

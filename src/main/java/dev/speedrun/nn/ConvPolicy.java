@@ -222,7 +222,7 @@ public final class ConvPolicy implements PolicyNet {
   // pair) against weights with each output channel twice (w2fP, w2bP [k][ci][V], b2P [V]).
   private final boolean pairs;
   private final float[] w2fP, w2bP, b2P;
-  private float[] pWT = new float[0];
+  private float[] pWT = new float[0], colAcc = new float[0];
   private Scratch[] scratch = new Scratch[0];
   private float[] part = new float[0]; // [blocks][PART]: per-block weight gradients of the backward pass
   private final int PART; // w2 [9][C][CV], w1 [9][4][CV], b2 [CV], b1 [CV], then per conv3.. : w [9][C][CV], b [CV]
@@ -743,7 +743,8 @@ public final class ConvPolicy implements PolicyNet {
     float[] dx0 = core.inputGrad();
     for (int i = 0; i < rows * H; i++) if (s.x0[i] <= 0f) dx0[i] = 0f;
     mm.atb(workers, dx0, 0, s.a2, 0, g, pW.offset(), H, pc, rows, true);
-    colSum(dx0, rows, H, g, pB.offset());
+    if (colAcc.length < H) colAcc = new float[H];
+    Kernels.colSum(dx0, rows, H, g, pB.offset(), colAcc);
     // conv2 and conv1 per block of rows (dLoss/da2 = dx0 . proj.weight computed per chunk inside),
     // weight gradients per block, then summed over blocks in order: the same bits at every thread count.
     relayBackward();
@@ -1002,11 +1003,4 @@ public final class ConvPolicy implements PolicyNet {
     }
   }
 
-  private static void colSum(float[] src, int rows, int cols, float[] dst, int off) {
-    for (int j = 0; j < cols; j++) {
-      float acc = 0f;
-      for (int r = 0; r < rows; r++) acc += src[r * cols + j];
-      dst[off + j] += acc;
-    }
-  }
 }

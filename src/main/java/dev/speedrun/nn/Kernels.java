@@ -111,6 +111,17 @@ public final class Kernels {
    * vector that crosses a call that was not inlined is boxed on the heap. Inside the training
    * step's big methods that made every sigmoid allocate, which cost more than all matrix products.
    */
+  /**
+   * dst[off + j] += sum over rows r of src[r * cols + j] (a bias gradient), each column summed in row
+   * order from 0, rows outer so the reads run along memory (a column walk misses the cache on every
+   * element); {@code acc} is scratch of at least cols floats.
+   */
+  static void colSum(float[] src, int rows, int cols, float[] dst, int off, float[] acc) {
+    java.util.Arrays.fill(acc, 0, cols, 0f);
+    for (int r = 0; r < rows; r++) for (int j = 0; j < cols; j++) acc[j] += src[r * cols + j];
+    for (int j = 0; j < cols; j++) dst[off + j] += acc[j];
+  }
+
   static void activate(float[] a, int o, int n, boolean gate) {
     FloatVector one = FloatVector.broadcast(F, 1f);
     FloatVector ln2hi = FloatVector.broadcast(F, -0.693359375f), ln2lo = FloatVector.broadcast(F, 2.12194440e-4f);

@@ -489,7 +489,11 @@ public record Recipe(
   public float entropyCoefAt(long iteration) {
     if (entropyCoefEnd < 0) return entropyCoef;
     double x = iterations() <= 1 ? 1 : Math.min(1.0, (double) iteration / (iterations() - 1));
-    double w = 0.5 * (1 + Math.cos(Math.PI * x)); // 1 at the first iteration, 0 at the last: exactly entropyCoef, then entropyCoefEnd
+    // Weights rather than nn.Schedule.cosine's min + (max - min) * ...: with min not 0 the float
+    // difference is rounded, so the first value misses max (the learning rate, min 0, keeps that form:
+    // its bits are in every kept run). w is 1 at the first iteration and 0 at the last: exactly
+    // entropyCoef, then entropyCoefEnd.
+    double w = 0.5 * (1 + Math.cos(Math.PI * x));
     return (float) (w * entropyCoef + (1 - w) * entropyCoefEnd);
   }
 
