@@ -22,8 +22,8 @@ import picocli.CommandLine.Option;
     description = {"Train a policy with recurrent PPO (the pinned recipe unless --set is given) into a run directory:",
         "log.txt, metrics.jsonl, checkpoints/, summary.json. Ctrl-C writes a checkpoint; --resume continues it."})
 public final class TrainCommand implements Callable<Integer> {
-  @Option(names = "--seed", defaultValue = "42", description = "Seed (default ${DEFAULT-VALUE}; records use 42 and 43).")
-  long seed;
+  @Option(names = "--seed", description = "Seed (default 42; records use 42 and 43; a resumed or forked run keeps its own).")
+  Long seed;
 
   @Option(names = "--levels", paramLabel = "DIR", description = "Boxoban levels root (else SOKOBAN_LEVELS, ../shared/data/boxoban, cache).")
   String levels;
@@ -36,6 +36,15 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(names = "--resume", paramLabel = "RUN_DIR", description = "Continue the run in RUN_DIR from its latest checkpoint.")
   Path resume;
+
+  @Option(names = "--fork", paramLabel = "RUN_DIR", description = "Branch RUN_DIR (a run or a kept run, only read) into --out "
+      + "from its latest checkpoint (or --fork-at) with the --set changes, then continue there. Only fields that leave the "
+      + "checkpointed state as it is may change (the loss coefficients, learning rate and schedules, totalSteps, bookkeeping).")
+  Path fork;
+
+  @Option(names = "--fork-at", paramLabel = "CHECKPOINT", description = "With --fork: the checkpoint to branch from (it-001437 or 1437; "
+      + "one that still holds its trainer state).")
+  String forkAt;
 
   @Option(names = "--recipe", paramLabel = "NAME", description = "Named recipe to start from: pinned (default: the record recipe, conv policy), base (the first pinned "
       + "recipe, gather-embedding policy), conv (the conv candidate of sessions 2-5) or llm-agent (the LLM-track agent, trained "
@@ -69,11 +78,25 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Map<String, String> overrides = new LinkedHashMap<>();
-    long s = seed;
+    if (seed != null && (resume != null || fork != null)) {
+      throw new UserError("--resume and --fork continue a run with its own seed; --seed is not allowed with them");
+    }
+    long s = seed != null ? seed : 42;
     int th = threads != null ? threads : Runtime.getRuntime().availableProcessors();
     String lv = levels;
     Path run = out;
     Recipe recipe = null;
+    if (forkAt != null && fork == null) throw new UserError("--fork-at needs --fork");
+    if (fork != null) {
+      if (resume != null || recipeName != null || imitate != null) {
+        throw new UserError("--fork continues another run's checkpoint; --resume, --recipe and --imitate are not allowed with it");
+      }
+      if (out == null) throw new UserError("--fork needs --out, the new run directory");
+      dev.speedrun.rl.Fork.create(fork, forkAt, Recipe.parseSets(sets), out);
+      System.out.printf("forked %s into %s with %s%n", fork, out, Recipe.parseSets(sets));
+      resume = out;
+      sets = null;
+    }
     if (resume != null) {
       if (recipeName != null) throw new UserError("--resume continues a run with its own recipe; --recipe is not allowed with it");
       if (sets != null && !sets.isEmpty()) throw new UserError("--resume continues a run with its own recipe; --set is not allowed with it");

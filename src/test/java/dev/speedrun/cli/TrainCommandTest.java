@@ -38,4 +38,15 @@ class TrainCommandTest {
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).contains("is not a run directory (no run.json)");
   }
+
+  @Test
+  void forkMistakesAreOneSentence(@TempDir Path tmp) {
+    assertThat(run("train", "--fork-at", "3")[1]).startsWith("error: --fork-at needs --fork");
+    assertThat(run("train", "--fork", tmp.toString(), "--set", "gamma=0.9")[1]).startsWith("error: --fork needs --out");
+    assertThat(run("train", "--fork", tmp.toString(), "--resume", tmp.toString())[1]).contains("not allowed with it");
+    String[] r = run("train", "--fork", tmp.toString(), "--set", "gamma=0.9", "--out", tmp.resolve("f").toString());
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("is not a run directory (no run.json)").doesNotContain("Exception");
+    assertThat(run("train", "--resume", tmp.toString(), "--seed", "43")[1]).contains("--seed is not allowed");
+  }
 }
