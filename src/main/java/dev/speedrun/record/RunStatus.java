@@ -21,10 +21,11 @@ import java.util.Locale;
  * @param pace        env steps per second of training clock over the last {@link #PACE_WINDOW_S} of clock (NaN if unknown)
  * @param vals        (step, validation solve rate) pairs, in order
  * @param testScore   pass@1 of eval.json in the run directory, if there is one (NaN otherwise)
+ * @param forkedFrom  for a run made by {@code train --fork}: its parent, checkpoint, step and changes (else null)
  */
 public record RunStatus(Path dir, String state, double logAgeSeconds, long seed, boolean overridden, String overrides,
     long iteration, long iterations, long steps, long totalSteps, double clockSeconds, double pace, double trainSolve,
-    List<double[]> vals, double stopValSolveRate, String checkpoint, double testScore, double testLower) {
+    List<double[]> vals, double stopValSolveRate, String checkpoint, double testScore, double testLower, String forkedFrom) {
   public static final Duration ACTIVE = Duration.ofMinutes(2);
   public static final double PACE_WINDOW_S = 600;
 
@@ -96,9 +97,12 @@ public record RunStatus(Path dir, String state, double logAgeSeconds, long seed,
       test = e.path("pass_at_1").asDouble(Double.NaN);
       testLower = e.path("ci95_bootstrap").path("lo").asDouble(Double.NaN);
     }
+    JsonNode f = run.path("forked_from");
+    String forkedFrom = f.isObject() ? String.format(Locale.ROOT, "%s at %s (%.1fM steps) with %s", f.path("run").asText(),
+        f.path("checkpoint").asText(), f.path("global_step").asDouble() / 1e6, f.path("set").toString()) : null;
     return new RunStatus(dir, state, logAge, run.path("seed").asLong(), run.path("overridden").asBoolean(),
         run.path("overrides").toString(), iteration, iterations, steps, totalSteps, clock, pace, trainSolve, vals,
-        recipe.path("stopValSolveRate").asDouble(0), checkpoint, test, testLower);
+        recipe.path("stopValSolveRate").asDouble(0), checkpoint, test, testLower, forkedFrom);
   }
 
   /** A few lines for a terminal. */
@@ -112,6 +116,7 @@ public record RunStatus(Path dir, String state, double logAgeSeconds, long seed,
     };
     sb.append(dir).append(": ").append(what).append('\n');
     sb.append(String.format(Locale.ROOT, "  seed %d, %s%n", seed, overridden ? "overridden recipe " + overrides : "pinned recipe"));
+    if (forkedFrom != null) sb.append("  a fork of ").append(forkedFrom).append('\n');
     sb.append(String.format(Locale.ROOT, "  iteration %,d / %,d, %.1fM / %.0fM steps (%.1f%%), training clock %s%n", iteration,
         iterations, steps / 1e6, totalSteps / 1e6, totalSteps > 0 ? 100.0 * steps / totalSteps : 0, clock(clockSeconds)));
     if (!state.equals("finished") && pace > 0) {

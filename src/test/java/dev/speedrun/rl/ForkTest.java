@@ -81,6 +81,9 @@ class ForkTest {
     assertThat(from.get("global_step")).isEqualTo(4 * 512);
     assertThat(Files.readString(tmp.resolve("fork/log.txt"))).contains("fork: from", "{entropyCoef=0.2}", "resume: from");
     assertThat(TrainingRun.stored(tmp.resolve("fork")).overrides()).containsEntry("entropyCoef", "0.2");
+    assertThat(dev.speedrun.record.RunStatus.read(tmp.resolve("fork")).describe())
+        .contains("a fork of " + tmp.resolve("cut").toAbsolutePath() + " at it-000004 (0.0M steps) with {\"entropyCoef\":\"0.2\"}");
+    assertThat(dev.speedrun.record.RunStatus.read(tmp.resolve("cut")).describe()).doesNotContain("a fork of");
   }
 
   /** A finished run extends by a fork with a larger totalSteps; a kept portable run forks as its run directory does. */
