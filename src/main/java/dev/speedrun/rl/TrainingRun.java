@@ -189,6 +189,10 @@ public final class TrainingRun {
       double warm = dev.speedrun.nn.ConvPolicy.warmUp(cp.config(), workers, WARMUP_PASSES / 10);
       log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
     }
+    if (net instanceof dev.speedrun.nn.ConvGruPolicy gp) {
+      double warm = dev.speedrun.nn.ConvGruPolicy.warmUp(gp.config(), WARMUP_PASSES / 5);
+      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
+    }
     PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
     Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train(), Engine.shardPool(r, workers),
         () -> Engine.policy(r, setup.seed()));

@@ -219,6 +219,23 @@ class ConvGruPolicyTest {
     assertThat(back.params().data).isEqualTo(net.params().data);
   }
 
+  /** The warm-up trains a throwaway policy: a policy made before it computes the same bits after it. */
+  @Test
+  void warmUpLeavesOtherPoliciesAlone() {
+    var cfg = new ConvGruPolicy.Config(4, 4, 16, 5, 3, 2, false, true);
+    var net = new ConvGruPolicy(cfg);
+    byte[] obs = new byte[2 * ConvGruPolicy.OBS];
+    for (int i = 0; i < obs.length; i += 5) obs[i] = 1;
+    float[] state = new float[2 * net.stateSize()], logits = new float[10], values = new float[2];
+    net.step(obs, 2, state.clone(), logits, values);
+    float[] before = logits.clone(), params = net.params().data.clone();
+    assertThat(ConvGruPolicy.warmUp(cfg, 3)).isPositive();
+    net.step(obs, 2, state.clone(), logits, values);
+    assertThat(logits).containsExactly(before);
+    assertThat(net.params().data).containsExactly(params);
+    assertThat(net.params().grad).containsOnly(0f);
+  }
+
   @Test
   void sizesAreTheDocumentedOnes() {
     var cfg = new ConvGruPolicy.Config(16, 16, 128, 5, 1);
