@@ -92,8 +92,9 @@ public final class TrainCommand implements Callable<Integer> {
         throw new UserError("--fork continues another run's checkpoint; --resume, --recipe and --imitate are not allowed with it");
       }
       if (out == null) throw new UserError("--fork needs --out, the new run directory");
-      dev.speedrun.rl.Fork.create(fork, forkAt, Recipe.parseSets(sets), out);
-      System.out.printf("forked %s into %s with %s%n", fork, out, Recipe.parseSets(sets));
+      Map<String, String> changes = Recipe.parseSets(sets);
+      dev.speedrun.rl.Fork.create(fork, forkAt, changes, out);
+      System.out.printf("forked %s into %s with %s%n", fork, out, changes);
       resume = out;
       sets = null;
     }

@@ -236,21 +236,7 @@ public final class ConvGruPolicy implements PolicyNet {
    */
   public static double warmUp(Config cfg, int iterations) {
     long t0 = System.nanoTime();
-    ConvGruPolicy net = new ConvGruPolicy(cfg);
-    int t = 4, b = 4, rows = t * b, a = cfg.actions(), s = net.stateSize();
-    byte[] obs = new byte[rows * OBS];
-    for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
-    boolean[] reset = new boolean[rows];
-    reset[b + 1] = true;
-    float[] h0 = new float[b * s], logits = new float[rows * a], values = new float[rows];
-    float[] dl = new float[rows * a], dv = new float[rows], state = new float[b * s];
-    Arrays.fill(dl, 1e-3f);
-    Arrays.fill(dv, 1e-3f);
-    for (int i = 0; i < iterations; i++) {
-      net.forward(obs, reset, h0, t, b, logits, values);
-      net.backward(dl, dv);
-      net.step(obs, b, state, logits, values);
-    }
+    PolicyNet.exercise(new ConvGruPolicy(cfg), 4, 4, iterations);
     return (System.nanoTime() - t0) / 1e9;
   }
 

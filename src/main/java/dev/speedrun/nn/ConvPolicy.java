@@ -345,19 +345,7 @@ public final class ConvPolicy implements PolicyNet {
     long t0 = System.nanoTime();
     ConvPolicy net = new ConvPolicy(cfg);
     net.setWorkers(workers);
-    int t = 2, b = 4 * BLOCK / 2, rows = t * b, a = cfg.actions(), s = net.stateSize();
-    byte[] obs = new byte[rows * OBS];
-    for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
-    boolean[] reset = new boolean[rows];
-    float[] h0 = new float[b * s], logits = new float[rows * a], values = new float[rows];
-    float[] dl = new float[rows * a], dv = new float[rows], state = new float[b * s];
-    Arrays.fill(dl, 1e-3f);
-    Arrays.fill(dv, 1e-3f);
-    for (int i = 0; i < iterations; i++) {
-      net.forward(obs, reset, h0, t, b, logits, values);
-      net.backward(dl, dv);
-      net.step(obs, b, state, logits, values);
-    }
+    PolicyNet.exercise(net, 2, 4 * BLOCK / 2, iterations);
     return (System.nanoTime() - t0) / 1e9;
   }
 

@@ -188,20 +188,7 @@ public final class DefaultPolicy implements PolicyNet {
     long t0 = System.nanoTime();
     DefaultPolicy net = new DefaultPolicy(cfg);
     net.setWorkers(workers);
-    int t = 2, b = 12, rows = t * b, a = cfg.actions();
-    byte[] obs = new byte[rows * OBS];
-    for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
-    boolean[] reset = new boolean[rows];
-    reset[b + 1] = true;
-    float[] h0 = new float[b * net.S], logits = new float[rows * a], values = new float[rows];
-    float[] dl = new float[rows * a], dv = new float[rows], state = new float[b * net.S];
-    Arrays.fill(dl, 1e-3f);
-    Arrays.fill(dv, 1e-3f);
-    for (int i = 0; i < iterations; i++) {
-      net.forward(obs, reset, h0, t, b, logits, values);
-      net.backward(dl, dv);
-      net.step(obs, b, state, logits, values);
-    }
+    PolicyNet.exercise(net, 2, 12, iterations);
     return (System.nanoTime() - t0) / 1e9;
   }
 

@@ -40,4 +40,28 @@ public interface PolicyNet {
    * dLoss/dvalues [T][B], ADDS the parameter gradients into {@code params().grad}.
    */
   void backward(float[] dLogits, float[] dValues);
+
+  /**
+   * Runs {@code net} (a throwaway policy) through {@code iterations} rounds of training forward,
+   * backward and rollout step on a synthetic segment of T = {@code t} steps for B = {@code b}
+   * sequences (sparse observations, one reset), so the JIT compiles its hot paths before a run's
+   * clock starts; until then Vector API code runs in a slow fallback. The policies' {@code warmUp}s
+   * call it on a policy of their run's configuration.
+   */
+  static void exercise(PolicyNet net, int t, int b, int iterations) {
+    int rows = t * b, a = net.numActions(), s = net.stateSize();
+    byte[] obs = new byte[rows * 400]; // [T][B][O]
+    for (int i = 0; i < obs.length; i += 7) obs[i] = 1;
+    boolean[] reset = new boolean[rows];
+    reset[b + 1] = true;
+    float[] h0 = new float[b * s], logits = new float[rows * a], values = new float[rows];
+    float[] dl = new float[rows * a], dv = new float[rows], state = new float[b * s];
+    java.util.Arrays.fill(dl, 1e-3f);
+    java.util.Arrays.fill(dv, 1e-3f);
+    for (int i = 0; i < iterations; i++) {
+      net.forward(obs, reset, h0, t, b, logits, values);
+      net.backward(dl, dv);
+      net.step(obs, b, state, logits, values);
+    }
+  }
 }

@@ -69,12 +69,7 @@ public final class Checkpoints {
       out.writeUTF(tr.recipe.toString());
       tr.save(out);
     }
-    byte[] body = bytes.toByteArray();
-    CRC32 crc = new CRC32();
-    crc.update(body);
-    byte[] all = java.util.Arrays.copyOf(body, body.length + 8);
-    java.nio.ByteBuffer.wrap(all, body.length, 8).putLong(crc.getValue());
-    writeSynced(tmp.resolve("trainer.bin"), all);
+    writeSynced(tmp.resolve("trainer.bin"), sealed(bytes.toByteArray()));
     meta.put("iteration", tr.iteration());
     meta.put("global_step", tr.globalStep());
     meta.put("train_seconds", clock.get());
@@ -138,28 +133,63 @@ public final class Checkpoints {
   public static void read(Path ckpt, Trainer tr) {
     requireUnpacked(ckpt);
     Path f = ckpt.resolve("trainer.bin");
-    try {
-      byte[] all = Files.readAllBytes(f);
-      if (all.length < 16) throw new UserError(f + " is damaged (truncated)");
-      CRC32 crc = new CRC32();
-      crc.update(all, 0, all.length - 8);
-      if (crc.getValue() != java.nio.ByteBuffer.wrap(all, all.length - 8, 8).getLong()) {
-        throw new UserError(f + " is damaged (checksum mismatch)");
+    try (DataInputStream in = opened(Files.readAllBytes(f), f)) {
+      long seed = in.readLong();
+      String recipe = in.readUTF();
+      if (seed != tr.seed) throw new UserError(f + " was written with seed " + seed + ", not " + tr.seed);
+      if (!tr.recipe.matchesStored(recipe)) {
+        throw new UserError(f + " was written with another recipe (the code's Recipe changed since, or its overrides differ): "
+            + recipe);
       }
-      try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(all, 0, all.length - 8))) {
-        if (in.readInt() != MAGIC || in.readInt() != VERSION) throw new UserError(f + " is not a trainer checkpoint of this version");
-        long seed = in.readLong();
-        String recipe = in.readUTF();
-        if (seed != tr.seed) throw new UserError(f + " was written with seed " + seed + ", not " + tr.seed);
-        if (!tr.recipe.matchesStored(recipe)) {
-          throw new UserError(f + " was written with another recipe (the code's Recipe changed since, or its overrides differ): "
-              + recipe);
-        }
-        tr.load(in);
-      }
+      tr.load(in);
     } catch (IOException e) {
       throw new UserError("cannot read checkpoint " + f + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * trainer.bin's bytes {@code all} (read from {@code f}) with the recipe in its header replaced by
+   * {@code recipe}'s and a new CRC, after checking that they are intact and were written with
+   * {@code seed} by {@code old} (for {@link Fork}: the same state, continued under a changed recipe).
+   */
+  static byte[] withRecipe(byte[] all, Path f, long seed, Recipe old, Recipe recipe) throws IOException {
+    try (DataInputStream in = opened(all, f)) {
+      long s = in.readLong();
+      String stored = in.readUTF();
+      if (s != seed) throw new UserError(f + " was written with seed " + s + ", not the run's " + seed);
+      if (!old.matchesStored(stored)) throw new UserError(f + " was written with another recipe than its run.json holds: " + stored);
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream(all.length + 256);
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        out.writeInt(MAGIC);
+        out.writeInt(VERSION);
+        out.writeLong(s);
+        out.writeUTF(recipe.toString());
+        in.transferTo(out);
+      }
+      return sealed(bytes.toByteArray());
+    }
+  }
+
+  /** {@code body} with its CRC32 appended (trainer.bin's last 8 bytes). */
+  private static byte[] sealed(byte[] body) {
+    CRC32 crc = new CRC32();
+    crc.update(body);
+    byte[] all = java.util.Arrays.copyOf(body, body.length + 8);
+    java.nio.ByteBuffer.wrap(all, body.length, 8).putLong(crc.getValue());
+    return all;
+  }
+
+  /** trainer.bin's bytes after their CRC and magic are checked, positioned at the seed. */
+  private static DataInputStream opened(byte[] all, Path f) throws IOException {
+    if (all.length < 16) throw new UserError(f + " is damaged (truncated)");
+    CRC32 crc = new CRC32();
+    crc.update(all, 0, all.length - 8);
+    if (crc.getValue() != java.nio.ByteBuffer.wrap(all, all.length - 8, 8).getLong()) {
+      throw new UserError(f + " is damaged (checksum mismatch)");
+    }
+    DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(all, 0, all.length - 8));
+    if (in.readInt() != MAGIC || in.readInt() != VERSION) throw new UserError(f + " is not a trainer checkpoint of this version");
+    return in;
   }
 
   @SuppressWarnings("unchecked")

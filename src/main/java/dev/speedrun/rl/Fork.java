@@ -2,23 +2,16 @@ package dev.speedrun.rl;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.speedrun.UserError;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.zip.CRC32;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -68,10 +61,8 @@ public final class Fork {
     if (st.recipe() == null) throw new UserError(src + "/run.json does not hold its recipe (a run from before recipes were stored); it cannot be forked");
     Recipe old = Recipe.fromStored(st.recipe());
     List<String> fixed = sets.keySet().stream().filter(k -> !CHANGEABLE.contains(k)).toList();
-    for (String k : fixed) {
-      if (!old.asMap().containsKey(k)) throw new UserError("--set " + k + ": no such recipe field");
-    }
     if (!fixed.isEmpty()) {
+      for (String k : fixed) if (!old.asMap().containsKey(k)) throw new UserError("--set " + k + ": no such recipe field");
       throw new UserError("--fork cannot change " + String.join(", ", fixed) + " (the checkpointed state depends on it); it can change "
           + String.join(", ", CHANGEABLE));
     }
@@ -79,17 +70,16 @@ public final class Fork {
     if (recipe.equals(old)) throw new UserError("--set " + sets + " leaves " + src + "'s recipe as it is; a fork must change it");
     if (Files.exists(out)) throw new UserError(out + " exists already; fork into a new directory (nothing was written)");
     Path ck = checkpoint(src, at);
-    byte[] state = trainerState(ck);
-    long iteration = ((Number) Checkpoints.meta(ck).get("iteration")).longValue();
-    long step = ((Number) Checkpoints.meta(ck).get("global_step")).longValue();
+    byte[] state = Checkpoints.withRecipe(trainerState(ck), ck.resolve("trainer.bin"), st.seed(), old, recipe);
+    Map<String, Object> meta = Checkpoints.meta(ck);
+    long iteration = ((Number) meta.get("iteration")).longValue();
+    long step = ((Number) meta.get("global_step")).longValue();
 
     Path tmp = out.toAbsolutePath().getParent().resolve(".tmp-" + out.getFileName());
     Checkpoints.deleteTree(tmp);
     Path cks = Files.createDirectories(Checkpoints.dir(tmp).resolve(ck.getFileName()));
-    Files.write(cks.resolve("trainer.bin"), rewriteRecipe(state, ck, st.seed(), old, recipe));
+    Files.write(cks.resolve("trainer.bin"), state);
     Files.copy(ck.resolve("policy.safetensors"), cks.resolve("policy.safetensors"));
-    @SuppressWarnings("unchecked")
-    Map<String, Object> meta = JSON.readValue(ck.resolve("meta.json").toFile(), Map.class);
     meta.put("overridden", true);
     Files.write(cks.resolve("meta.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(meta));
     Files.writeString(Checkpoints.dir(tmp).resolve("latest"), ck.getFileName() + "\n");
@@ -112,8 +102,8 @@ public final class Fork {
     rj.put("forked_from", from);
     Files.write(tmp.resolve("run.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(rj));
 
-    Files.writeString(tmp.resolve("metrics.jsonl"), metricsUpTo(src, iteration));
-    String log = Files.exists(src.resolve("log.txt")) || Files.exists(src.resolve("log.txt.gz")) ? readText(src, "log.txt") : "";
+    Files.writeString(tmp.resolve("metrics.jsonl"), TrainingRun.rowsUpTo(readText(src, "metrics.jsonl").lines().toList(), iteration));
+    String log = readText(src, "log.txt");
     if (!log.isEmpty() && !log.endsWith("\n")) log += "\n";
     log += String.format("fork: from %s checkpoint %s (iteration %d, step %d) with %s; the lines above are the parent's%n",
         src, ck.getFileName(), iteration, step, sets);
@@ -146,59 +136,11 @@ public final class Fork {
         + " checkpoints of a run keep trainer.bin); fork from one of those");
   }
 
-  /**
-   * trainer.bin with its recipe header replaced by {@code recipe}'s (and a new CRC), after checking
-   * that it is intact and was written by {@code old} with {@code seed}.
-   */
-  static byte[] rewriteRecipe(byte[] all, Path ck, long seed, Recipe old, Recipe recipe) throws IOException {
-    if (all.length < 16) throw new UserError(ck + "/trainer.bin is damaged (truncated)");
-    CRC32 crc = new CRC32();
-    crc.update(all, 0, all.length - 8);
-    if (crc.getValue() != ByteBuffer.wrap(all, all.length - 8, 8).getLong()) throw new UserError(ck + "/trainer.bin is damaged (checksum mismatch)");
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 8));
-    int magic = in.readInt(), version = in.readInt();
-    long s = in.readLong();
-    String stored = in.readUTF();
-    if (s != seed) throw new UserError(ck + "/trainer.bin was written with seed " + s + ", not the run's " + seed);
-    if (!old.matchesStored(stored)) throw new UserError(ck + "/trainer.bin was written with another recipe than its run.json holds: " + stored);
-    byte[] rest = in.readAllBytes();
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(all.length + 256);
-    try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeInt(magic);
-      out.writeInt(version);
-      out.writeLong(s);
-      out.writeUTF(recipe.toString());
-      out.write(rest);
-    }
-    byte[] body = bytes.toByteArray();
-    CRC32 c2 = new CRC32();
-    c2.update(body);
-    byte[] res = java.util.Arrays.copyOf(body, body.length + 8);
-    ByteBuffer.wrap(res, body.length, 8).putLong(c2.getValue());
-    return res;
-  }
-
-  /** The metric rows of {@code src} up to {@code iteration} (not the final validation row), one per line. */
-  @SuppressWarnings("unchecked")
-  private static String metricsUpTo(Path src, long iteration) throws IOException {
-    if (!Files.exists(src.resolve("metrics.jsonl")) && !Files.exists(src.resolve("metrics.jsonl.gz"))) return "";
-    List<String> keep = new ArrayList<>();
-    for (String line : readText(src, "metrics.jsonl").split("\n")) {
-      if (line.isBlank()) continue;
-      try {
-        Map<String, Object> row = JSON.readValue(line, Map.class);
-        if (row.get("iteration") instanceof Number n && n.longValue() <= iteration && !row.containsKey("final")) keep.add(line);
-      } catch (IOException e) {
-        // a line cut by a kill: dropped, as a resume drops it
-      }
-    }
-    return keep.isEmpty() ? "" : String.join("\n", keep) + "\n";
-  }
-
-  /** {@code dir/name}, or its gzipped {@code name.gz} (a kept run's). */
+  /** {@code dir/name}, or its gzipped {@code name.gz} (a kept run's), or "" if neither exists. */
   private static String readText(Path dir, String name) throws IOException {
     Path f = dir.resolve(name);
     if (Files.exists(f)) return Files.readString(f, StandardCharsets.UTF_8);
+    if (!Files.exists(dir.resolve(name + ".gz"))) return "";
     try (InputStream in = new GZIPInputStream(Files.newInputStream(dir.resolve(name + ".gz")), 1 << 16)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }

@@ -181,18 +181,11 @@ public final class TrainingRun {
     Engine.useWorkers(r, net, opt, workers);
     // JIT warm-up on a throwaway policy (the network engine's), before the clock: until the Vector
     // API code is compiled it runs in a slow fallback. Touches nothing of this run; logged.
-    if (net instanceof DefaultPolicy dp) {
-      double warm = DefaultPolicy.warmUp(dp.config(), workers, WARMUP_PASSES);
-      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
-    }
-    if (net instanceof dev.speedrun.nn.ConvPolicy cp) {
-      double warm = dev.speedrun.nn.ConvPolicy.warmUp(cp.config(), workers, WARMUP_PASSES / 10);
-      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
-    }
-    if (net instanceof dev.speedrun.nn.ConvGruPolicy gp) {
-      double warm = dev.speedrun.nn.ConvGruPolicy.warmUp(gp.config(), WARMUP_PASSES / 5);
-      log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
-    }
+    double warm = net instanceof DefaultPolicy dp ? DefaultPolicy.warmUp(dp.config(), workers, WARMUP_PASSES)
+        : net instanceof dev.speedrun.nn.ConvPolicy cp ? dev.speedrun.nn.ConvPolicy.warmUp(cp.config(), workers, WARMUP_PASSES / 10)
+        : net instanceof dev.speedrun.nn.ConvGruPolicy gp ? dev.speedrun.nn.ConvGruPolicy.warmUp(gp.config(), WARMUP_PASSES / 5)
+        : -1; // a test fixture: nothing to compile
+    if (warm >= 0) log.printf("warm-up: %.1f s of JIT compilation on a throwaway policy, before the clock%n", warm);
     PolicyNet actor = r.overlap() ? setup.factory().policy(r, setup.seed()) : null;
     Trainer tr = new Trainer(r, setup.seed(), net, actor, opt, setup.train(), Engine.shardPool(r, workers),
         () -> Engine.policy(r, setup.seed()));
@@ -403,22 +396,29 @@ public final class TrainingRun {
   }
 
   /** On resume: keeps only complete metric rows up to the checkpoint's iteration (atomic rewrite). */
-  @SuppressWarnings("unchecked")
   private void truncateMetrics(long iteration) throws IOException {
     Path f = run.resolve("metrics.jsonl");
     if (!Files.exists(f)) return;
-    List<String> keep = new ArrayList<>();
-    for (String line : Files.readAllLines(f)) {
+    Checkpoints.atomicWrite(f, rowsUpTo(Files.readAllLines(f), iteration).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The metric rows among {@code lines} up to {@code iteration} (not a final validation row, not a
+   * line cut by a kill), each followed by a newline: what a run resumed from, or forked at, that
+   * iteration's checkpoint keeps.
+   */
+  @SuppressWarnings("unchecked")
+  static String rowsUpTo(List<String> lines, long iteration) {
+    StringBuilder sb = new StringBuilder();
+    for (String line : lines) {
       try {
         Map<String, Object> row = JSON.readValue(line, Map.class);
         Object it = row.get("iteration");
-        if (it instanceof Number n && n.longValue() <= iteration && !row.containsKey("final")) keep.add(line);
+        if (it instanceof Number n && n.longValue() <= iteration && !row.containsKey("final")) sb.append(line).append('\n');
       } catch (IOException e) {
-        // a line cut by a kill: dropped
+        // a line cut by a kill (or a blank one): dropped
       }
     }
-    StringBuilder sb = new StringBuilder();
-    for (String l : keep) sb.append(l).append('\n');
-    Checkpoints.atomicWrite(f, sb.toString().getBytes(StandardCharsets.UTF_8));
+    return sb.toString();
   }
 }
