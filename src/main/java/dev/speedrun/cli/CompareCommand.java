@@ -41,21 +41,25 @@ public final class CompareCommand implements Callable<Integer> {
   Double window;
 
   @Option(names = "--reach", split = ",", paramLabel = "VALUE",
-      description = {"Instead of marks: when each run's first --metric (default charts/solve_rate), averaged over the last",
-        "--window million steps (default 2), first reached each value, in steps and clock; e.g. --reach 0.05,0.1,0.2."})
+      description = {"When each run's first --metric (default charts/solve_rate), averaged over the last",
+        "--window million steps (default 2), first reached each value, in steps and clock; e.g. --reach 0.05,0.1,0.2.",
+        "With --at too, both tables are printed; without it, only this one."})
   List<Double> reach = new ArrayList<>();
 
   @Override
   public Integer call() {
     List<RunPlot.Run> rs = runs.stream().map(RunPlot.Run::parse).toList();
-    String markdown;
+    StringBuilder markdown = new StringBuilder();
     if (!reach.isEmpty()) {
       String metric = metrics.isEmpty() ? "charts/solve_rate" : metrics.get(0);
-      markdown = RunCompare.reach(rs, metric, reach.stream().mapToDouble(Double::doubleValue).toArray(), window).markdown();
-    } else {
+      markdown.append(RunCompare.reach(rs, metric, reach.stream().mapToDouble(Double::doubleValue).toArray(), window).markdown());
+    }
+    if (reach.isEmpty() || !at.isEmpty()) {
+      // --reach with --at prints both tables (the reach table's window is then the marks' one too)
+      if (markdown.length() > 0) markdown.append('\n');
       List<String> ms = metrics.isEmpty() ? RunCompare.DEFAULT_METRICS : metrics;
       double[] marks = at.stream().mapToDouble(Double::doubleValue).toArray();
-      markdown = RunCompare.compare(rs, ms, RunPlot.XAxis.parse(x), marks, every, window).markdown();
+      markdown.append(RunCompare.compare(rs, ms, RunPlot.XAxis.parse(x), marks, every, window).markdown());
     }
     PrintWriter pw = spec.commandLine().getOut();
     pw.print(markdown);

@@ -79,6 +79,19 @@ class CompareCommandTest {
     assertThat(r[2]).contains("no run has val/nothing");
   }
 
+  /** --reach alone prints its table only; with --at as well, both tables (one window for both). */
+  @Test
+  void reachWithMarksPrintsBothTables(@TempDir Path dir) throws Exception {
+    Path a = run(dir, "a", 30, 1);
+    String[] only = EvalCommandTest.run("compare", a.toString(), "--reach", "0.05", "--window", "1");
+    assertThat(only[1]).contains("| 5.0% | 6.0M / 6 min |").doesNotContain("| steps |");
+    String[] both = EvalCommandTest.run("compare", a.toString(), "--reach", "0.05", "--at", "10", "--window", "1");
+    assertThat(both[0]).as(both[2]).isEqualTo("0");
+    assertThat(both[1]).contains("| 5.0% | 6.0M / 6 min |")
+        .contains("| steps | a |").contains("| 10M | 10 / 10.0% / -0.900 / 5.0% |");
+    assertThat(both[1].indexOf("| charts/solve_rate | a |")).isLessThan(both[1].indexOf("| steps | a |"));
+  }
+
   @Test
   void badInputIsOneSentenceAndExitTwo(@TempDir Path dir) throws Exception {
     String[] r = EvalCommandTest.run("compare", dir.resolve("missing").toString());
