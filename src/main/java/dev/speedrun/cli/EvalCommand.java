@@ -28,7 +28,8 @@ public final class EvalCommand implements Callable<Integer> {
   @Option(names = "--checkpoint", required = true, paramLabel = "FILE", description = "Policy checkpoint: a .safetensors file, a checkpoint folder (runs/RUN/checkpoints/it-000050) or a run folder (its latest checkpoint).")
   Path checkpoint;
 
-  @Option(names = "--split", defaultValue = "unfiltered/test", description = "Split to score (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--split", defaultValue = "unfiltered/test",
+      description = "Split to score, or one of its files (unfiltered/valid/000.txt: the levels training validates on); default ${DEFAULT-VALUE}.")
   String split;
 
   @Option(names = "--levels", paramLabel = "DIR", description = "Boxoban folder (holding unfiltered/); else SOKOBAN_LEVELS, ../shared/data/boxoban, the cache.")

@@ -70,7 +70,8 @@ public final class LevelSet {
   }
 
   /**
-   * Loads split {@code split} (e.g. {@code unfiltered/test}) from {@code root} (the folder holding
+   * Loads split {@code split} (e.g. {@code unfiltered/test}, or one of its files such as
+   * {@code unfiltered/valid/000.txt}) from {@code root} (the folder holding
    * {@code unfiltered/}, {@code medium/}, {@code hard/}). Throws {@link UserError} naming the file
    * and fault when a level is missing or repeated, a file is unreadable, or an official split is
    * not what it claims to be.
@@ -79,14 +80,23 @@ public final class LevelSet {
     String clean = split.replace('\\', '/').replaceAll("^/+|/+$", "");
     if (clean.isEmpty() || clean.contains("..")) throw new UserError("split '" + split + "' is not a split name like unfiltered/test");
     Path dir = root.resolve(clean);
-    if (!Files.isDirectory(dir)) throw new UserError("split " + clean + ": no folder " + dir);
+    // One level file of a split (unfiltered/valid/000.txt: the 1,000 levels training validates on)
+    // scores as a split of its own, never an official one.
+    boolean oneFile = clean.endsWith(".txt") && clean.contains("/");
+    String prefix = oneFile ? clean.substring(0, clean.lastIndexOf('/')) : clean;
     List<Path> paths;
-    try (Stream<Path> s = Files.list(dir)) {
-      paths = s.filter(p -> p.getFileName().toString().endsWith(".txt")).sorted().toList();
-    } catch (IOException e) {
-      throw new UserError("split " + clean + ": cannot list " + dir + ": " + e.getMessage());
+    if (oneFile) {
+      if (!Files.isRegularFile(dir)) throw new UserError("split " + clean + ": no level file " + dir);
+      paths = List.of(dir);
+    } else {
+      if (!Files.isDirectory(dir)) throw new UserError("split " + clean + ": no folder " + dir);
+      try (Stream<Path> s = Files.list(dir)) {
+        paths = s.filter(p -> p.getFileName().toString().endsWith(".txt")).sorted().toList();
+      } catch (IOException e) {
+        throw new UserError("split " + clean + ": cannot list " + dir + ": " + e.getMessage());
+      }
+      if (paths.isEmpty()) throw new UserError("split " + clean + ": no .txt level files in " + dir);
     }
-    if (paths.isEmpty()) throw new UserError("split " + clean + ": no .txt level files in " + dir);
     List<FileHash> files = new ArrayList<>();
     List<Entry> entries = new ArrayList<>();
     for (Path p : paths) {
@@ -96,7 +106,7 @@ public final class LevelSet {
       } catch (IOException e) {
         throw new UserError("cannot read level file " + p + ": " + e.getMessage());
       }
-      String rel = clean + "/" + p.getFileName();
+      String rel = prefix + "/" + p.getFileName();
       List<Formats.Entry> parsed = Formats.parseBoxoban(new String(bytes, StandardCharsets.UTF_8), rel);
       boolean[] seen = new boolean[parsed.size()];
       for (Formats.Entry e : parsed) {
@@ -120,7 +130,7 @@ public final class LevelSet {
       }
     }
     LevelSet set = new LevelSet(clean, off != null, files, entries);
-    if (clean.equals(TEST_SPLIT)) {
+    if (prefix.equals(TEST_SPLIT)) {
       String fileHash = files.get(0).sha256();
       if (!fileHash.equals(TEST_FILE_SHA256) || !set.levelsSha256.equals(TEST_LEVELS_SHA256)) {
         throw new UserError(files.get(0).path() + " in " + dir + " is not the official " + TEST_SPLIT

@@ -65,6 +65,26 @@ class LevelSetTest {
         .hasMessageContaining("not the official");
   }
 
+  /** One file of a split scores as a split of its own (never official); the test file keeps its hash check. */
+  @Test
+  void loadsOneFileOfASplit(@TempDir Path root) throws Exception {
+    Files.createDirectories(root.resolve("mini"));
+    Files.writeString(root.resolve("mini/000.txt"), L0 + L1);
+    Files.writeString(root.resolve("mini/001.txt"), L0);
+    LevelSet s = LevelSet.load(root, "mini/000.txt");
+    assertThat(s.entries).extracting(LevelSet.Entry::address).containsExactly("mini/000.txt#0", "mini/000.txt#1");
+    assertThat(s.official).isFalse();
+    assertThat(s.split).isEqualTo("mini/000.txt");
+    assertThatThrownBy(() -> LevelSet.load(root, "mini/002.txt")).isInstanceOf(UserError.class).hasMessageContaining("no level file");
+    LevelSet valid = LevelSet.load(EvaluatorTest.boxoban(), "unfiltered/valid/000.txt");
+    assertThat(valid.size()).isEqualTo(1000);
+    assertThat(valid.official).isFalse();
+    Files.createDirectories(root.resolve("unfiltered/test"));
+    Files.writeString(root.resolve("unfiltered/test/000.txt"), L0);
+    assertThatThrownBy(() -> LevelSet.load(root, "unfiltered/test/000.txt")).isInstanceOf(UserError.class)
+        .hasMessageContaining("not the official");
+  }
+
   @Test
   void refusesAMissingSplit(@TempDir Path root) {
     assertThatThrownBy(() -> LevelSet.load(root, "unfiltered/test")).isInstanceOf(UserError.class).hasMessageContaining("no folder");
