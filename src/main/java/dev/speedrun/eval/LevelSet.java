@@ -79,23 +79,23 @@ public final class LevelSet {
   public static LevelSet load(Path root, String split) {
     String clean = split.replace('\\', '/').replaceAll("^/+|/+$", "");
     if (clean.isEmpty() || clean.contains("..")) throw new UserError("split '" + split + "' is not a split name like unfiltered/test");
-    Path dir = root.resolve(clean);
+    Path target = root.resolve(clean);
     // One level file of a split (unfiltered/valid/000.txt: the 1,000 levels training validates on)
     // scores as a split of its own, never an official one.
     boolean oneFile = clean.endsWith(".txt") && clean.contains("/");
     String prefix = oneFile ? clean.substring(0, clean.lastIndexOf('/')) : clean;
     List<Path> paths;
     if (oneFile) {
-      if (!Files.isRegularFile(dir)) throw new UserError("split " + clean + ": no level file " + dir);
-      paths = List.of(dir);
+      if (!Files.isRegularFile(target)) throw new UserError("split " + clean + ": no level file " + target);
+      paths = List.of(target);
     } else {
-      if (!Files.isDirectory(dir)) throw new UserError("split " + clean + ": no folder " + dir);
-      try (Stream<Path> s = Files.list(dir)) {
+      if (!Files.isDirectory(target)) throw new UserError("split " + clean + ": no folder " + target);
+      try (Stream<Path> s = Files.list(target)) {
         paths = s.filter(p -> p.getFileName().toString().endsWith(".txt")).sorted().toList();
       } catch (IOException e) {
-        throw new UserError("split " + clean + ": cannot list " + dir + ": " + e.getMessage());
+        throw new UserError("split " + clean + ": cannot list " + target + ": " + e.getMessage());
       }
-      if (paths.isEmpty()) throw new UserError("split " + clean + ": no .txt level files in " + dir);
+      if (paths.isEmpty()) throw new UserError("split " + clean + ": no .txt level files in " + target);
     }
     List<FileHash> files = new ArrayList<>();
     List<Entry> entries = new ArrayList<>();
@@ -125,7 +125,7 @@ public final class LevelSet {
     Official off = OFFICIAL.get(clean);
     if (off != null) {
       if (files.size() != off.files() || entries.size() != off.levels()) {
-        throw new UserError("split " + clean + " in " + dir + " has " + files.size() + " files and " + entries.size()
+        throw new UserError("split " + clean + " in " + target + " has " + files.size() + " files and " + entries.size()
             + " levels, but the official split has " + off.files() + " and " + off.levels() + ": refusing to score it");
       }
     }
@@ -133,7 +133,7 @@ public final class LevelSet {
     if (prefix.equals(TEST_SPLIT)) {
       String fileHash = files.get(0).sha256();
       if (!fileHash.equals(TEST_FILE_SHA256) || !set.levelsSha256.equals(TEST_LEVELS_SHA256)) {
-        throw new UserError(files.get(0).path() + " in " + dir + " is not the official " + TEST_SPLIT
+        throw new UserError(files.get(0).path() + " in " + target + " is not the official " + TEST_SPLIT
             + " file (sha256 " + fileHash + ", expected " + TEST_FILE_SHA256 + "): refusing to score it");
       }
     }
