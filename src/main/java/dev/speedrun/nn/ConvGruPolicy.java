@@ -33,6 +33,8 @@ import jdk.incubator.vector.VectorSpecies;
  *                           the same 3x3 view, 9K + 3K^2 multiply-adds per cell instead of 27K^2)
  *                         separableInput: gi = conv1x1(dwconv3x3(e, cgru.depthwise_ih [C][1][3][3]),
  *                           cgru.weight_ih [3K][C][1][1]) + cgru.bias_ih (9C + 3KC per cell instead of 27KC)
+ *                         pool (DRC's pool-and-inject), every tick: gi += cgru.weight_pool [3K][2K] .
+ *                           [mean over the 64 cells of h^i, max over them] (per channel; the same at every cell)
  *   head   y[R][H]      = relu(h_t flattened (index p*K + k) . head.weight^T + head.bias), head.weight [H][NP*K]
  *   out    logits, values: {@link DefaultPolicy}'s heads on y (its core with no minGRU layer)
  * </pre>
@@ -50,9 +52,9 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>Parameters: 36C + C + 3K(9C + 9K + 2) + (64K + 1)H + (A + 1)(H + 1) (ticks add none); separable
  * has 9K + 3K^2 hidden-convolution weights in place of 27K^2, separableInput 9C + 3KC input ones in
- * place of 27KC. Multiply-adds per forward step: 2,304 C + 1,728 K (C + N K) + 64 K H + (A + 1) H;
+ * place of 27KC; pool adds 6K^2 (weight_pool). Multiply-adds per forward step: 2,304 C + 1,728 K (C + N K) + 64 K H + (A + 1) H;
  * separable 64 N (9K + 3K^2) in place of 1,728 N K^2, separableInput 64 (9C + 3KC) in place of
- * 1,728 K C ({@link Config#forwardMacs}), plus about 30 elementwise operations per state value and tick.
+ * 1,728 K C, pool 6 N K^2 ({@link Config#forwardMacs}), plus about 30 elementwise operations per state value and tick.
  */
 public final class ConvGruPolicy implements PolicyNet {
   public static final int OBS = 400, SIDE = 10, PLANES = 4;
@@ -65,9 +67,12 @@ public final class ConvGruPolicy implements PolicyNet {
    * @param separable the hidden convolution as a depthwise 3x3 on the state then a 1x1 to the gates
    *     (false in configs written before it existed).
    * @param separableInput the input convolution likewise: a depthwise 3x3 on the encoding, then a 1x1.
+   * @param pool DRC's pool-and-inject: every tick, the previous state's mean and max over the 64
+   *     cells, per channel, through a linear map to the gates, added at every cell (false in configs
+   *     written before it existed).
    */
   public record Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable,
-      boolean separableInput) {
+      boolean separableInput, boolean pool) {
     public Config {
       if (ticks == 0) ticks = 1;
       if (channels < 1 || state < 1 || hidden < 1 || actions < 1) throw new IllegalArgumentException("sizes must be positive: " + this);
@@ -76,17 +81,22 @@ public final class ConvGruPolicy implements PolicyNet {
 
     /** One tick per step. */
     public Config(int channels, int state, int hidden, int actions, long seed) {
-      this(channels, state, hidden, actions, seed, 1, false, false);
+      this(channels, state, hidden, actions, seed, 1, false, false, false);
     }
 
     /** The full 3x3 convolutions. */
     public Config(int channels, int state, int hidden, int actions, long seed, int ticks) {
-      this(channels, state, hidden, actions, seed, ticks, false, false);
+      this(channels, state, hidden, actions, seed, ticks, false, false, false);
     }
 
     /** The full 3x3 input convolution. */
     public Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable) {
-      this(channels, state, hidden, actions, seed, ticks, separable, false);
+      this(channels, state, hidden, actions, seed, ticks, separable, false, false);
+    }
+
+    /** No pool-and-inject. */
+    public Config(int channels, int state, int hidden, int actions, long seed, int ticks, boolean separable, boolean separableInput) {
+      this(channels, state, hidden, actions, seed, ticks, separable, separableInput, false);
     }
 
     public String toJson() {
@@ -100,7 +110,8 @@ public final class ConvGruPolicy implements PolicyNet {
     public double forwardMacs() {
       double hiddenConv = separable ? NP * (9.0 * state + 3.0 * state * state) : 27.0 * NP * state * state;
       double inputConv = separableInput ? NP * (9.0 * channels + 3.0 * state * channels) : 27.0 * NP * state * channels;
-      return 36.0 * NP * channels + inputConv + ticks * hiddenConv + (double) NP * state * hidden
+      double poolInject = pool ? 6.0 * state * state : 0;
+      return 36.0 * NP * channels + inputConv + ticks * (hiddenConv + poolInject) + (double) NP * state * hidden
           + (actions + 1.0) * hidden;
     }
   }
@@ -117,8 +128,8 @@ public final class ConvGruPolicy implements PolicyNet {
 
   private final Config cfg;
   private final Params params = new Params();
-  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB, wDw, wDwi;
-  private final boolean SEP, SEPI;
+  private final Params.Tensor encW, encB, wIh, wHh, bIh, bHh, headW, headB, wDw, wDwi, wPool;
+  private final boolean SEP, SEPI, POOL;
   private final DefaultPolicy core;
   private final int C, K, H, CV, KV, GW, NPK, T;
   private final ParMm mm = new ParMm();
@@ -131,7 +142,7 @@ public final class ConvGruPolicy implements PolicyNet {
   // wiT [9][3K][CV], whT [9][3K][KV]), biases, head.weight^T [NP*K][H]. Separable: wh [1][K][GW] and
   // whT [1][3K][KV] are the 1x1's, dw [9][KV] the depthwise taps along the channels, dwT flipped;
   // separable input: wi [1][C][GW], wiT [1][3K][CV], dwi [9][CV], dwiT flipped.
-  private final float[] we, be, wi, wh, bi, bh, wiT, whT, dw, dwT, dwi, dwiT;
+  private final float[] we, be, wi, wh, bi, bh, wiT, whT, dw, dwT, dwi, dwiT, wp;
   private float[] headT = new float[0], biasAcc = new float[0];
 
   /**
@@ -148,7 +159,11 @@ public final class ConvGruPolicy implements PolicyNet {
   // Rollout step's buffers ([N] rows, keeps nothing) and per-row scratch.
   private float[] sH = new float[0], sX0 = new float[0];
   private final float[] enc1, hp1, gc1, gi0, gi, gh, dgi, dgh, dEnc, dPrev, carry, dOut, hTick, dwf, ddf, dwe, dde;
-  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be, then dw, dwi
+  // pool-and-inject: the pooled state [2K] (means, then maxima), the cell of each maximum [K], the
+  // injection [GW] (gate lanes), its gradient, and the pooled state's gradient
+  private final float[] pu, gp, dgp, dpu;
+  private final int[] pArg;
+  private final float[] gW; // weight gradients in the re-laid layouts: wi, wh, we, then biases bi, bh, be, then dw, dwi, wp
 
   public ConvGruPolicy(Config cfg) {
     this.cfg = cfg;
@@ -162,6 +177,7 @@ public final class ConvGruPolicy implements PolicyNet {
     T = cfg.ticks();
     SEP = cfg.separable();
     SEPI = cfg.separableInput();
+    POOL = cfg.pool();
     encW = params.add("enc.weight", C, PLANES, 3, 3);
     encB = params.add("enc.bias", C);
     wDwi = SEPI ? params.add("cgru.depthwise_ih", C, 1, 3, 3) : null;
@@ -170,6 +186,7 @@ public final class ConvGruPolicy implements PolicyNet {
     wHh = SEP ? params.add("cgru.weight_hh", 3 * K, K, 1, 1) : params.add("cgru.weight_hh", 3 * K, K, 3, 3);
     bIh = params.add("cgru.bias_ih", 3 * K);
     bHh = params.add("cgru.bias_hh", 3 * K);
+    wPool = POOL ? params.add("cgru.weight_pool", 3 * K, 2 * K) : null;
     headW = params.add("head.weight", H, NPK);
     headB = params.add("head.bias", H);
     core = new DefaultPolicy(new DefaultPolicy.Config(H, 0, cfg.actions(), cfg.seed()), params, false);
@@ -183,6 +200,7 @@ public final class ConvGruPolicy implements PolicyNet {
     uniform(rng, bIh, (float) (1 / Math.sqrt(C * 9)));
     uniform(rng, bHh, (float) (1 / Math.sqrt(K * 9)));
     uniform(rng, headW, (float) Math.sqrt(6.0 / NPK));
+    if (POOL) uniform(rng, wPool, (float) (1 / Math.sqrt(2 * K))); // last: the other tensors start as without it
     we = new float[9 * PLANES * CV];
     be = new float[CV];
     int iTaps = SEPI ? 1 : 9;
@@ -219,7 +237,13 @@ public final class ConvGruPolicy implements PolicyNet {
     ddf = new float[SEP ? HP : 0]; // its gradient, padded for the adjoint depthwise convolution
     dwe = new float[SEPI ? ENC : 0]; // the same two for the separable input convolution
     dde = new float[SEPI ? ENC : 0];
-    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV + dw.length + dwi.length];
+    wp = new float[POOL ? 2 * K * GW : 0];
+    pu = new float[2 * K];
+    dpu = new float[2 * K];
+    pArg = new int[K];
+    gp = new float[GW];
+    dgp = new float[GW];
+    gW = new float[wi.length + wh.length + we.length + 2 * GW + CV + dw.length + dwi.length + wp.length];
   }
 
   private void uniform(Rng rng, Params.Tensor t, float bound) {
@@ -296,6 +320,7 @@ public final class ConvGruPolicy implements PolicyNet {
         }
       }
     }
+    if (POOL) for (int g = 0; g < G; g++) for (int j = 0; j < 2 * K; j++) wp[j * GW + g / K * KV + g % K] = w[wPool.offset() + g * 2 * K + j];
     System.arraycopy(w, encB.offset(), be, 0, C);
     for (int g = 0; g < G; g++) {
       bi[g / K * KV + g % K] = w[bIh.offset() + g];
@@ -422,6 +447,7 @@ public final class ConvGruPolicy implements PolicyNet {
    */
   private void tick(float[] hp, int ho, float[] gc, int go, float[] hOut, int oo) {
     System.arraycopy(gi0, 0, gi, 0, gi0.length);
+    if (POOL) inject(hp, ho);
     if (SEP) {
       depthwise(hp, ho, KV, dw, dwf, true);
       conv(dwf, 0, KV, 1, K, 0, wh, GW, bh, gh, 0, CENTER);
@@ -466,6 +492,38 @@ public final class ConvGruPolicy implements PolicyNet {
         gc[c + 2 * KV + j] = m;
         gc[c + 3 * KV + j] = gh[o + 2 * KV + j];
       }
+    }
+  }
+
+  /** The previous state's (padded frame at ho) channel means and maxima into pu, the cells of the maxima into pArg. */
+  private void pool(float[] hp, int ho) {
+    for (int k = 0; k < K; k++) {
+      float sum = 0f, max = Float.NEGATIVE_INFINITY;
+      int arg = 0;
+      for (int p = 0; p < NP; p++) {
+        float v = hp[ho + PAD_OF[p] * KV + k];
+        sum += v;
+        if (v > max) {
+          max = v;
+          arg = p;
+        }
+      }
+      pu[k] = sum * (1f / NP);
+      pu[K + k] = max;
+      pArg[k] = arg;
+    }
+  }
+
+  /** Pool-and-inject: gp = weight_pool . pool(h^i) along the gate lanes, added to every cell's gi. */
+  private void inject(float[] hp, int ho) {
+    pool(hp, ho);
+    for (int j = 0; j < GW; j += V) {
+      FloatVector acc = FloatVector.zero(F);
+      for (int u = 0; u < 2 * K; u++) acc = FloatVector.fromArray(F, wp, u * GW + j).fma(FloatVector.broadcast(F, pu[u]), acc);
+      acc.intoArray(gp, j);
+    }
+    for (int p = 0; p < NP; p++) {
+      for (int j = 0; j < GW; j += V) FloatVector.fromArray(F, gi, p * GW + j).add(FloatVector.fromArray(F, gp, j)).intoArray(gi, p * GW + j);
     }
   }
 
@@ -653,7 +711,7 @@ public final class ConvGruPolicy implements PolicyNet {
     relay();
     Arrays.fill(gW, 0f);
     int gwi = 0, gwh = wi.length, gwe = gwh + wh.length, gbi = gwe + we.length, gbh = gbi + GW, gbe = gbh + GW, gdw = gbe + CV;
-    int gdwi = gdw + dw.length;
+    int gdwi = gdw + dw.length, gwp = gdwi + dwi.length;
     // Through time, column by column (each environment's sequence), last step first; the gradient
     // into h0 is dropped (h0 is data).
     for (int i = 0; i < b; i++) {
@@ -668,6 +726,7 @@ public final class ConvGruPolicy implements PolicyNet {
         for (int tk = T - 1; tk >= 0; tk--) {
           int ho = r * HPT + tk * HP, go = r * GCT + tk * GC;
           if (tk < T - 1) System.arraycopy(carry, 0, dOut, 0, NPK); // a later tick's only consumer is the next tick
+          if (POOL) Arrays.fill(dgp, 0f);
           // gates backward: dgi (summed), dgh (padded), and the direct path dh^(i-1) += dh^i z into carry
           for (int p = 0; p < NP; p++) {
             int c = go + p * 4 * KV, d = PAD_OF[p] * GW, hq = ho + PAD_OF[p] * KV, o = p * K;
@@ -683,6 +742,11 @@ public final class ConvGruPolicy implements PolicyNet {
                 FloatVector.fromArray(F, dgi, d + j).add(dr).intoArray(dgi, d + j);
                 FloatVector.fromArray(F, dgi, d + KV + j).add(dz).intoArray(dgi, d + KV + j);
                 FloatVector.fromArray(F, dgi, d + 2 * KV + j).add(dm).intoArray(dgi, d + 2 * KV + j);
+                if (POOL) {
+                  FloatVector.fromArray(F, dgp, j).add(dr).intoArray(dgp, j);
+                  FloatVector.fromArray(F, dgp, KV + j).add(dz).intoArray(dgp, KV + j);
+                  FloatVector.fromArray(F, dgp, 2 * KV + j).add(dm).intoArray(dgp, 2 * KV + j);
+                }
                 dr.intoArray(dgh, d + j);
                 dz.intoArray(dgh, d + KV + j);
                 dm.mul(rr).intoArray(dgh, d + 2 * KV + j);
@@ -699,6 +763,11 @@ public final class ConvGruPolicy implements PolicyNet {
               dgi[d + j] += dr;
               dgi[d + KV + j] += dz;
               dgi[d + 2 * KV + j] += dm;
+              if (POOL) {
+                dgp[j] += dr;
+                dgp[KV + j] += dz;
+                dgp[2 * KV + j] += dm;
+              }
               dgh[d + j] = dr;
               dgh[d + KV + j] = dz;
               dgh[d + 2 * KV + j] = dm * rr;
@@ -721,12 +790,31 @@ public final class ConvGruPolicy implements PolicyNet {
           }
           // dLoss/dh^(i-1) (at the first tick dh_{t-1}): the adjoint of the hidden convolution, plus
           // the direct path; zero at the first tick after a reset or of the segment
+          // pool-and-inject: weight_pool's gradient dgp (x) pool(h^(i-1)), and dLoss/dpool = weight_pool^T dgp
+          if (POOL) {
+            pool(tHp, ho);
+            for (int u = 0; u < 2 * K; u++) {
+              FloatVector pv = FloatVector.broadcast(F, pu[u]);
+              float du = 0f;
+              for (int j = 0; j < GW; j += V) {
+                FloatVector dv = FloatVector.fromArray(F, dgp, j);
+                int q = gwp + u * GW + j;
+                dv.fma(pv, FloatVector.fromArray(F, gW, q)).intoArray(gW, q);
+                du += dv.mul(FloatVector.fromArray(F, wp, u * GW + j)).reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+              }
+              dpu[u] = du;
+            }
+          }
           if (tk == 0 && (tReset[r] || s == 0)) {
             Arrays.fill(carry, 0f);
           } else {
             if (SEP) depthwise(ddf, 0, KV, dwT, dPrev, false);
             else conv(dgh, 0, GW, 3, K, KV, whT, KV, null, dPrev, 0, OFF);
             for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dPrev[p * KV + j];
+            if (POOL) { // the mean's gradient to every cell, the maximum's to its cell
+              for (int p = 0; p < NP; p++) for (int j = 0; j < K; j++) carry[p * K + j] += dpu[j] * (1f / NP);
+              for (int j = 0; j < K; j++) carry[pArg[j] * K + j] += dpu[K + j];
+            }
           }
         }
         // the input convolution's weight and bias gradients
@@ -785,6 +873,9 @@ public final class ConvGruPolicy implements PolicyNet {
     }
     if (SEPI) {
       for (int gg = 0; gg < G; gg++) for (int c = 0; c < C; c++) g[oi + gg * C + c] += gW[gwi + c * GW + gg / K * KV + gg % K];
+    }
+    if (POOL) {
+      for (int gg = 0; gg < G; gg++) for (int u = 0; u < 2 * K; u++) g[wPool.offset() + gg * 2 * K + u] += gW[gwp + u * GW + gg / K * KV + gg % K];
     }
     for (int c = 0; c < C; c++) g[encB.offset() + c] += gW[gbe + c];
     for (int gg = 0; gg < G; gg++) {

@@ -27,7 +27,7 @@ public final class Engine {
 
   static ConvGruPolicy.Config convGruConfig(Recipe r, long seed) {
     return new ConvGruPolicy.Config(r.channels(), r.channels(), r.hidden(), dev.speedrun.env.BoxobanEnv.NUM_ACTIONS, seed, r.ticks(),
-        r.separable(), r.separableInput());
+        r.separable(), r.separableInput(), r.pool());
   }
 
   private static final Workers ONE_THREAD = new Workers(1);

@@ -227,7 +227,14 @@ public record Recipe(
      * greedy solve rate on the {@code valLevels} levels is at least this; 0 = never (run all
      * {@code totalSteps}). The schedule still spans {@code totalSteps}.
      */
-    float stopValSolveRate) {
+    float stopValSolveRate,
+    /**
+     * policy=convgru: DRC's pool-and-inject (Guez et al. 2019): every tick, the previous state's
+     * channel means and maxima over the 64 cells go through a linear map to the gates and are added
+     * at every cell, so each tick sees a summary of the whole board (6K^2 multiply-adds per tick;
+     * nn.ConvGruPolicy.Config#pool).
+     */
+    boolean pool) {
 
   /** Fields added after checkpoints were first written, with the value older runs had in effect. */
   private static final Map<String, Object> LATER_FIELDS = laterFields();
@@ -252,6 +259,7 @@ public record Recipe(
     m.put("separableInput", false);
     m.put("entropyCoefEnd", -1f);
     m.put("stopValSolveRate", 0f);
+    m.put("pool", false);
     return java.util.Collections.unmodifiableMap(m);
   }
 
@@ -281,7 +289,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "unfiltered/train", 50, 200, 50, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, false, -1f, 0f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, false, -1f, 0f, false);
 
   /**
    * The LLM-track agent (issue 6, "Our agents on the same puzzles"): trained from scratch only on the
@@ -318,7 +326,7 @@ public record Recipe(
       "default", 128, 2, 8,
       "./runs/llm-agent-train.txt", 10, 500, 0, 1000,
       "uniform", 0.5f, 0.1f, 0.1f, 4000, 0,
-      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, false, -1f, 0f);
+      "shuffle", 0.8f, 0.2f, 1, 1f, 2, false, 1, false, false, -1f, 0f, false);
 
   /**
    * The record candidate of sessions 2-5 (selectable with {@code --recipe conv}): {@link #BASE}'s

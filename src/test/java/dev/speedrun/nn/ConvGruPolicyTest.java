@@ -96,6 +96,24 @@ class ConvGruPolicyTest {
               : conv(e, w, gIW, gIB, C, 3 * K, 8);
           double[][] gh = c.separable() ? pointwise(depthwise(h, w, p.tensor("cgru.depthwise_hh").offset(), K), w, gHW, gHB, K, 3 * K)
               : conv(h, w, gHW, gHB, K, 3 * K, 8);
+          if (c.pool()) { // gi += weight_pool . [mean over cells of h, max over cells of h], at every cell
+            int wP = p.tensor("cgru.weight_pool").offset();
+            double[] u = new double[2 * K];
+            for (int k = 0; k < K; k++) {
+              double sum = 0, max = Double.NEGATIVE_INFINITY;
+              for (int q = 0; q < NP; q++) {
+                sum += h[k][q];
+                max = Math.max(max, h[k][q]);
+              }
+              u[k] = sum / NP;
+              u[K + k] = max;
+            }
+            for (int g = 0; g < 3 * K; g++) {
+              double inj = 0;
+              for (int j = 0; j < 2 * K; j++) inj += w[wP + g * 2 * K + j] * u[j];
+              for (int q = 0; q < NP; q++) gi[g][q] += inj;
+            }
+          }
           double[][] hn = new double[K][NP];
           for (int k = 0; k < K; k++) {
             for (int q = 0; q < NP; q++) {
@@ -130,16 +148,18 @@ class ConvGruPolicyTest {
   /**
    * Channel counts below one vector (pad lanes everywhere), and above eight (the weight gradient's
    * eight-channel blocks) and one vector (the gates' second vector), and a state of exactly one AVX-512
-   * vector (16); one tick per step, two and three; the full hidden convolution and the separable one.
+   * vector (16); one tick per step, two and three; the full hidden convolution and the separable one;
+   * with and without pool-and-inject (scalar and vector gate paths).
    */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1, false, false", "9, 17, 5, 3, 2, 1, false, false",
-      "3, 2, 6, 4, 3, 3, false, false", "9, 17, 5, 3, 2, 2, false, false", "4, 16, 5, 3, 2, 3, false, false",
-      "3, 2, 6, 4, 3, 1, true, false", "9, 17, 5, 3, 2, 2, true, false", "4, 16, 5, 3, 2, 3, true, false",
-      "3, 2, 6, 4, 3, 2, false, true", "17, 5, 5, 3, 2, 1, true, true", "16, 16, 5, 3, 2, 3, true, true"})
+  @org.junit.jupiter.params.provider.CsvSource({"3, 2, 6, 4, 3, 1, false, false, false", "9, 17, 5, 3, 2, 1, false, false, false",
+      "3, 2, 6, 4, 3, 3, false, false, false", "9, 17, 5, 3, 2, 2, false, false, false", "4, 16, 5, 3, 2, 3, false, false, false",
+      "3, 2, 6, 4, 3, 1, true, false, false", "9, 17, 5, 3, 2, 2, true, false, false", "4, 16, 5, 3, 2, 3, true, false, false",
+      "3, 2, 6, 4, 3, 2, false, true, false", "17, 5, 5, 3, 2, 1, true, true, false", "16, 16, 5, 3, 2, 3, true, true, false",
+      "3, 2, 6, 4, 3, 3, false, false, true", "4, 16, 5, 3, 2, 3, false, false, true", "9, 17, 5, 3, 2, 1, true, true, true"})
   void forwardAndGradientsOfEveryTensorMatchADoublePrecisionReference(int channels, int state, int hidden, int t, int b, int ticks,
-      boolean separable, boolean separableInput) {
-    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks, separable, separableInput);
+      boolean separable, boolean separableInput, boolean pool) {
+    var cfg = new ConvGruPolicy.Config(channels, state, hidden, 5, 4, ticks, separable, separableInput, pool);
     var net = new ConvGruPolicy(cfg);
     Params p = net.params();
     Rng rng = new Rng(23);
@@ -185,9 +205,10 @@ class ConvGruPolicyTest {
 
   /** The rollout's step, T times with the same resets, gives the training forward's outputs. */
   @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.CsvSource({"1, false, false", "3, false, false", "3, true, false", "2, true, true"})
-  void stepOverTStepsEqualsForwardOverTheSegment(int ticks, boolean separable, boolean separableInput) {
-    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks, separable, separableInput));
+  @org.junit.jupiter.params.provider.CsvSource({"1, false, false, false", "3, false, false, false", "3, true, false, false",
+      "2, true, true, false", "3, false, false, true"})
+  void stepOverTStepsEqualsForwardOverTheSegment(int ticks, boolean separable, boolean separableInput, boolean pool) {
+    var net = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 9, ticks, separable, separableInput, pool));
     Rng rng = new Rng(21);
     int t = 5, b = 4, rows = t * b, St = net.stateSize();
     byte[] obs = randomObs(rng, rows);
@@ -255,6 +276,9 @@ class ConvGruPolicyTest {
     assertThat(new ConvGruPolicy(both).params().size())
         .isEqualTo(36 * C + C + 3 * K * (C + K + 2) + 9 * K + 9 * C + (K * 64 + 1) * H + (A + 1) * (H + 1));
     assertThat(both.forwardMacs()).isEqualTo(2304.0 * C + 64.0 * (9 * C + 3 * K * C) + 3 * 64.0 * (9 * K + 3 * K * K) + 64.0 * K * H + (A + 1) * H);
+    var pooled = new ConvGruPolicy.Config(16, 16, 128, 5, 1, 3, false, false, true);
+    assertThat(new ConvGruPolicy(pooled).params().size()).isEqualTo(net.params().size() + 3 * K * 2 * K);
+    assertThat(pooled.forwardMacs()).isEqualTo(three.forwardMacs() + 3 * 6.0 * K * K);
   }
 
   /** A config written before ticks existed (no such key) reads as one tick. */
@@ -262,5 +286,32 @@ class ConvGruPolicyTest {
   void configsWithoutTicksReadAsOneTick() {
     var c = ConvGruPolicy.Config.fromJson("{\"channels\":4,\"state\":3,\"hidden\":8,\"actions\":5,\"seed\":11}");
     assertThat(c).isEqualTo(new ConvGruPolicy.Config(4, 3, 8, 5, 11, 1));
+  }
+
+  /**
+   * Pool-and-inject adds a tensor and leaves the others as they were: the same seed gives the same
+   * initial values for every tensor the two policies share, and with weight_pool zeroed the same outputs.
+   */
+  @Test
+  void poolAddsOneTensorAndStartsTheOthersAsWithoutIt() {
+    var plain = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 13, 3, false, false, false));
+    var pooled = new ConvGruPolicy(new ConvGruPolicy.Config(4, 3, 8, 5, 13, 3, false, false, true));
+    for (Params.Tensor t : plain.params().tensors()) {
+      Params.Tensor u = pooled.params().tensor(t.name());
+      float[] a = java.util.Arrays.copyOfRange(plain.params().data, t.offset(), t.offset() + t.size());
+      float[] b = java.util.Arrays.copyOfRange(pooled.params().data, u.offset(), u.offset() + u.size());
+      assertThat(b).as(t.name()).containsExactly(a);
+    }
+    Params.Tensor wp = pooled.params().tensor("cgru.weight_pool");
+    assertThat(wp.size()).isEqualTo(3 * 3 * 2 * 3);
+    java.util.Arrays.fill(pooled.params().data, wp.offset(), wp.offset() + wp.size(), 0f);
+    Rng rng = new Rng(5);
+    byte[] obs = randomObs(rng, 3);
+    float[] h = randomFloats(rng, 3 * plain.stateSize(), 1f), h2 = h.clone();
+    float[] l1 = new float[15], v1 = new float[3], l2 = new float[15], v2 = new float[3];
+    plain.step(obs, 3, h, l1, v1);
+    pooled.step(obs, 3, h2, l2, v2);
+    assertThat(l2).containsExactly(l1);
+    assertThat(h2).containsExactly(h);
   }
 }
