@@ -79,6 +79,17 @@ class RecipeTest {
         .isEqualTo(new dev.speedrun.nn.ConvGruPolicy.Config(16, 16, 256, 5, 3, 3, true, true));
     // the input convolution: 64 cells x (27 K C = 6,912 full, 9 C + 3 K C = 912 separable), once per step
     assertThat(Engine.forwardMacs(r) - Engine.forwardMacs(both)).isEqualTo(64.0 * (6912 - 912));
+    // pool-and-inject: a weight_pool [3K][2K], 6 K^2 multiply-adds per tick; off by default and in runs stored before it
+    assertThat(((dev.speedrun.nn.ConvGruPolicy) Engine.policy(r, 3)).config().pool()).isFalse();
+    Recipe pooled = full.with(Map.of("pool", "true"));
+    var pn = (dev.speedrun.nn.ConvGruPolicy) Engine.policy(pooled, 3);
+    assertThat(pn.config()).isEqualTo(new dev.speedrun.nn.ConvGruPolicy.Config(16, 16, 256, 5, 3, 3, false, false, true));
+    assertThat(pn.params().tensor("cgru.weight_pool").shape()).containsExactly(48, 32);
+    assertThat(Engine.forwardMacs(pooled) - Engine.forwardMacs(full)).isEqualTo(3 * 6.0 * 16 * 16);
+    Map<String, Object> stored = new java.util.LinkedHashMap<>(pooled.asMap());
+    stored.remove("pool");
+    assertThat(Recipe.fromStored(stored).pool()).isFalse();
+    assertThatThrownBy(() -> Recipe.BASE.with(Map.of("pool", "maybe"))).isInstanceOf(UserError.class).hasMessageContaining("pool");
   }
 
   @Test
