@@ -3,6 +3,7 @@ package dev.speedrun.nn;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -788,8 +789,6 @@ public final class ConvGruPolicy implements PolicyNet {
             int d = PAD_OF[p] * GW;
             for (int j = 0; j < GW; j++) gW[gbh + j] += dgh[d + j];
           }
-          // dLoss/dh^(i-1) (at the first tick dh_{t-1}): the adjoint of the hidden convolution, plus
-          // the direct path; zero at the first tick after a reset or of the segment
           // pool-and-inject: weight_pool's gradient dgp (x) pool(h^(i-1)), and dLoss/dpool = weight_pool^T dgp
           if (POOL) {
             pool(tHp, ho);
@@ -800,11 +799,13 @@ public final class ConvGruPolicy implements PolicyNet {
                 FloatVector dv = FloatVector.fromArray(F, dgp, j);
                 int q = gwp + u * GW + j;
                 dv.fma(pv, FloatVector.fromArray(F, gW, q)).intoArray(gW, q);
-                du += dv.mul(FloatVector.fromArray(F, wp, u * GW + j)).reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                du += dv.mul(FloatVector.fromArray(F, wp, u * GW + j)).reduceLanes(VectorOperators.ADD);
               }
               dpu[u] = du;
             }
           }
+          // dLoss/dh^(i-1) (at the first tick dh_{t-1}): the adjoint of the hidden convolution, plus
+          // the direct path (and the pooling's); zero at the first tick after a reset or of the segment
           if (tk == 0 && (tReset[r] || s == 0)) {
             Arrays.fill(carry, 0f);
           } else {
