@@ -60,7 +60,7 @@ class LlmAgentTrainTest {
         tmp.resolve("run").toString()}, tiny(at)));
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).startsWith("error: --imitate " + b + " line 1: the board differs from level 0 of " + at).doesNotContain("Exception");
-    assertThat(run("train", "--recipe", "fast")[1]).startsWith("error: --recipe fast: no such recipe (recipes: pinned, base, llm-agent, conv)");
+    assertThat(run("train", "--recipe", "fast")[1]).startsWith("error: --recipe fast: no such recipe (recipes: pinned, mingru, base, llm-agent, conv)");
     assertThat(run("train", "--dagger", "1,2", "--imitate", a.toString(), "--recipe", "llm-agent", "--set", "trainLevels=" + at,
         "--set", "valLevels=10", "--out", tmp.resolve("r2").toString())[1]).startsWith("error: --dagger [1, 2]: expected four positive numbers");
   }

@@ -54,9 +54,14 @@ class RecipeTest {
     assertThat(Recipe.named("base")).isEqualTo(Recipe.BASE);
     assertThat(Recipe.CONV.differencesFrom(Recipe.BASE)).containsOnlyKeys("policy", "channels", "layers", "totalSteps");
     assertThat(Recipe.PINNED.with(Recipe.CONV.differencesFrom(Recipe.PINNED))).isEqualTo(Recipe.CONV);
-    // The pinned recipe is the conv candidate with the five changes of sessions 4-6.
-    assertThat(Recipe.PINNED.differencesFrom(Recipe.CONV)).containsOnlyKeys("optimizer", "hidden", "layers", "convs", "crop", "shards",
+    // The minGRU recipe (pinned in sessions 8-19) is the conv candidate with the five changes of sessions 4-6
+    // and the record attempt's pace; the pinned recipe is it with the ConvGRU policy of sessions 12-20.
+    assertThat(Recipe.named("mingru")).isEqualTo(Recipe.MINGRU);
+    assertThat(Recipe.MINGRU.differencesFrom(Recipe.CONV)).containsOnlyKeys("optimizer", "hidden", "layers", "convs", "crop", "shards",
         "totalSteps", "valLevels", "valInterval", "stopValSolveRate");
+    assertThat(Recipe.PINNED.differencesFrom(Recipe.MINGRU)).containsExactlyInAnyOrderEntriesOf(
+        Map.of("policy", "convgru", "ticks", "3", "pool", "true"));
+    assertThat(Recipe.PINNED.with(Recipe.MINGRU.differencesFrom(Recipe.PINNED))).isEqualTo(Recipe.MINGRU);
     assertThat(TrainingLevels.isPath(Recipe.LLM_AGENT.trainLevels())).isTrue();
     assertThatThrownBy(() -> Recipe.named("fast")).isInstanceOf(UserError.class).hasMessageContaining("fast")
         .hasMessageContaining("llm-agent");
@@ -116,8 +121,10 @@ class RecipeTest {
     // conv1 3,600 C + conv2 900 C^2 + proj 100 C H + minGRU 3 H^2 + heads 6 H, plus elementwise 20 H L + 2000 C.
     assertThat(Engine.forwardMacs(r)).isEqualTo(14_400 + 14_400 + 6_400 + 768 + 96 + 320 + 8_000);
     assertThat(Engine.policy(Recipe.BASE, 3)).isInstanceOf(dev.speedrun.nn.DefaultPolicy.class);
-    assertThat(((dev.speedrun.nn.ConvPolicy) Engine.policy(Recipe.PINNED, 3)).config())
+    assertThat(((dev.speedrun.nn.ConvPolicy) Engine.policy(Recipe.MINGRU, 3)).config())
         .isEqualTo(new dev.speedrun.nn.ConvPolicy.Config(16, 256, 2, 5, 3, 4, true));
+    assertThat(((dev.speedrun.nn.ConvGruPolicy) Engine.policy(Recipe.PINNED, 3)).config())
+        .isEqualTo(new dev.speedrun.nn.ConvGruPolicy.Config(16, 16, 256, 5, 3, 3, false, false, true));
     assertThatThrownBy(() -> Recipe.PINNED.with(Map.of("policy", "mlp"))).isInstanceOf(UserError.class).hasMessageContaining("policy");
   }
 
