@@ -3,7 +3,6 @@ package dev.speedrun.nn;
 import dev.speedrun.env.Rng;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -794,14 +793,14 @@ public final class ConvGruPolicy implements PolicyNet {
             pool(tHp, ho);
             for (int u = 0; u < 2 * K; u++) {
               FloatVector pv = FloatVector.broadcast(F, pu[u]);
-              float du = 0f;
+              FloatVector du = FloatVector.zero(F);
               for (int j = 0; j < GW; j += V) {
                 FloatVector dv = FloatVector.fromArray(F, dgp, j);
                 int q = gwp + u * GW + j;
                 dv.fma(pv, FloatVector.fromArray(F, gW, q)).intoArray(gW, q);
-                du += dv.mul(FloatVector.fromArray(F, wp, u * GW + j)).reduceLanes(VectorOperators.ADD);
+                du = dv.fma(FloatVector.fromArray(F, wp, u * GW + j), du);
               }
-              dpu[u] = du;
+              dpu[u] = Kernels.sumLanes(du); // not reduceLanes: its order differs before and after the JIT
             }
           }
           // dLoss/dh^(i-1) (at the first tick dh_{t-1}): the adjoint of the hidden convolution, plus

@@ -166,4 +166,30 @@ class KernelsTest {
     for (float f : v) want += f;
     assertThat(Kernels.sumLanes(jdk.incubator.vector.FloatVector.fromArray(Kernels.F, v, 0))).isCloseTo(want, org.assertj.core.data.Offset.offset(1e-6f));
   }
+
+  /**
+   * Runs must be reproducible bit for bit, so the network code may not use vector operations whose
+   * result can differ between the interpreter's fallback and the JIT's intrinsic: reduceLanes (its
+   * summation order is unspecified; Kernels.sumLanes fixes one) and the lanewise transcendentals
+   * (Kernels.exp is built from add, mul and fma). A pool-and-inject backward that used reduceLanes
+   * made two runs of the same recipe and seed part at their sixth iteration.
+   */
+  @Test
+  void networkCodeUsesOnlyOperationsWithTheSameBitsBeforeAndAfterTheJit() throws java.io.IOException {
+    java.nio.file.Path dir = java.nio.file.Path.of("src/main/java/dev/speedrun/nn");
+    java.util.regex.Pattern banned = java.util.regex.Pattern.compile(
+        "reduceLanes\\(|VectorOperators\\.(EXP|EXPM1|LOG|LOG1P|LOG10|TANH|SINH|COSH|SIN|COS|TAN|ASIN|ACOS|ATAN|ATAN2|POW|HYPOT|CBRT)\\b");
+    java.util.List<String> found = new java.util.ArrayList<>();
+    try (var files = java.nio.file.Files.list(dir)) {
+      for (java.nio.file.Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+        if (f.getFileName().toString().equals("NnBench.java")) continue; // a benchmark, not training code
+        java.util.List<String> lines = java.nio.file.Files.readAllLines(f);
+        for (int i = 0; i < lines.size(); i++) {
+          String code = lines.get(i).replaceAll("//.*|^\\s*\\*.*|/\\*.*?\\*/", "");
+          if (banned.matcher(code).find()) found.add(f.getFileName() + ":" + (i + 1) + ": " + lines.get(i).trim());
+        }
+      }
+    }
+    assertThat(found).as("JIT-dependent vector operations in %s", dir).isEmpty();
+  }
 }
