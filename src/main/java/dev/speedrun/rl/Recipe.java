@@ -397,10 +397,11 @@ public record Recipe(
    *       three learned more from 30M steps on (0.59x MINGRU's steps to 35% training solve, kept
    *       in {@code kept/convgru-16x256-t3n}), at about half its steps per second.
    *   <li>{@code pool} true: DRC's pool-and-inject, each tick's gates see the state's channel
-   *       means and maxima over the board; 0.55-0.71x the steps of ticks 3 alone to 1-5% training
-   *       solve at the same speed (kept in {@code kept/convgru-16x256-t3p}).
+   *       means and maxima over the board; at the same speed, 0.55-0.71x the steps of ticks 3
+   *       alone to 1-4% training solve in its first run ({@code kept/convgru-16x256-t3p}) and
+   *       0.80-0.94x in its second ({@code kept/record3-seed42}): level with ticks 3 at least.
    * </ul>
-   * About 0.28M parameters (0.26M of them the head), 2.12M multiply-adds per forward step; 5.2-5.3k
+   * About 0.28M parameters (0.26M of them the head), 2.12M multiply-adds per forward step; 3.0-5.4k
    * steps/s on this project's two cores (the minGRU recipe: 1.04M, 1.18M, about 10.7k).
    */
   public static final Recipe PINNED = MINGRU.with(Map.of("policy", "convgru", "ticks", "3", "pool", "true"));

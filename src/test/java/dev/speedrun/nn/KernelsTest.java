@@ -3,6 +3,12 @@ package dev.speedrun.nn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.speedrun.env.Rng;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The vector kernels against the scalar references, over shapes that exercise every tile and tail. */
@@ -175,15 +181,15 @@ class KernelsTest {
    * made two runs of the same recipe and seed part at their sixth iteration.
    */
   @Test
-  void networkCodeUsesOnlyOperationsWithTheSameBitsBeforeAndAfterTheJit() throws java.io.IOException {
-    java.nio.file.Path dir = java.nio.file.Path.of("src/main/java/dev/speedrun/nn");
-    java.util.regex.Pattern banned = java.util.regex.Pattern.compile(
+  void networkCodeUsesOnlyOperationsWithTheSameBitsBeforeAndAfterTheJit() throws IOException {
+    Path dir = Path.of("src/main/java/dev/speedrun/nn");
+    Pattern banned = Pattern.compile(
         "reduceLanes\\(|VectorOperators\\.(EXP|EXPM1|LOG|LOG1P|LOG10|TANH|SINH|COSH|SIN|COS|TAN|ASIN|ACOS|ATAN|ATAN2|POW|HYPOT|CBRT)\\b");
-    java.util.List<String> found = new java.util.ArrayList<>();
-    try (var files = java.nio.file.Files.list(dir)) {
-      for (java.nio.file.Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+    List<String> found = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
         if (f.getFileName().toString().equals("NnBench.java")) continue; // a benchmark, not training code
-        java.util.List<String> lines = java.nio.file.Files.readAllLines(f);
+        List<String> lines = Files.readAllLines(f);
         for (int i = 0; i < lines.size(); i++) {
           String code = lines.get(i).replaceAll("//.*|^\\s*\\*.*|/\\*.*?\\*/", "");
           if (banned.matcher(code).find()) found.add(f.getFileName() + ":" + (i + 1) + ": " + lines.get(i).trim());
