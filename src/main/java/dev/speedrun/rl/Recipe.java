@@ -399,7 +399,9 @@ public record Recipe(
    *   <li>{@code pool} true: DRC's pool-and-inject, each tick's gates see the state's channel
    *       means and maxima over the board; at the same speed, 0.55-0.71x the steps of ticks 3
    *       alone to 1-4% training solve in its first run ({@code kept/convgru-16x256-t3p}) and
-   *       0.80-0.94x in its second ({@code kept/record3-seed42}): level with ticks 3 at least.
+   *       0.80-0.94x in its second ({@code kept/record3-seed42}), which then needed 0.96x falling
+   *       to 0.85x those of ticks 3's longer run ({@code kept/convgru-16x256-t3n}) to 5-25%: a
+   *       gain that grows, on one seed.
    * </ul>
    * About 0.28M parameters (0.26M of them the head), 2.12M multiply-adds per forward step; 3.0-5.4k
    * steps/s on this project's two cores (the minGRU recipe: 1.04M, 1.18M, about 10.7k).
