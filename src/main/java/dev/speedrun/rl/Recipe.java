@@ -400,8 +400,9 @@ public record Recipe(
    *       means and maxima over the board; at the same speed, 0.55-0.71x the steps of ticks 3
    *       alone to 1-4% training solve in its first run ({@code kept/convgru-16x256-t3p}) and
    *       0.80-0.94x in its second ({@code kept/record3-seed42}), which then needed 0.96x falling
-   *       to 0.85x those of ticks 3's longer run ({@code kept/convgru-16x256-t3n}) to 5-25%: a
-   *       gain that grows, on one seed.
+   *       to 0.77x those of ticks 3's longer run ({@code kept/convgru-16x256-t3n}) to 5-35%: a
+   *       gain that grows, on one seed; from 40% training solve (86.5M steps) it is ahead of
+   *       MINGRU on the training clock too.
    * </ul>
    * About 0.28M parameters (0.26M of them the head), 2.12M multiply-adds per forward step; 3.0-5.4k
    * steps/s on this project's two cores (the minGRU recipe: 1.04M, 1.18M, about 10.7k).
