@@ -48,8 +48,8 @@ class LlmEvalTest {
         default -> FakeChatServer.Fault.NONE;
       };
       // Faults go by the server's request count, not by board, so with 4 requests in flight one
-      // board can draw several of them (CI once saw one draw four: requests 4-10 say, and fail
-      // with 3 retries). Five retries outlast all five faults landing on one board.
+      // board can draw several of them (CI once saw a board draw four, the last the SLOW one, and
+      // fail with 3 retries). Five retries outlast all five faults landing on one board.
       ChatClient c = client(s, 5);
       LlmEval.Report r = LlmEval.run(PUZZLES, QUESTION_ONLY, c, settings(8, LlmEval.NMode.AUTO), tmp.resolve("p.jsonl"), null);
       assertThat(r.mode()).isEqualTo(LlmEval.NMode.N);
