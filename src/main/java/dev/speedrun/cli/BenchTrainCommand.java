@@ -91,7 +91,7 @@ public final class BenchTrainCommand implements Callable<Integer> {
     o.put(r.shards() > 1 ? "unsharded_steps_per_second" : (r.overlap() ? "split" : "overlap") + "_steps_per_second",
         Math.round(alt.stepsPerSecond()));
     if (sharded != null) o.put("shards_" + threads + "_steps_per_second", Math.round(sharded.stepsPerSecond()));
-    o.put("machine", RunInfo.cpu() + ", " + RunInfo.cores() + " cores");
+    o.put("machine", RunInfo.machine());
     o.put("jdk", RunInfo.jdk());
     if (json) {
       System.out.println(o.toString());

@@ -37,6 +37,11 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--resume", paramLabel = "RUN_DIR", description = "Continue the run in RUN_DIR from its latest checkpoint.")
   Path resume;
 
+  @Option(names = "--allow-vector-change", description = "With --resume or --fork: go on from a checkpoint written with another "
+      + "vector width than this machine's (512-bit AVX-512 against 256-bit AVX2); the kernels then sum in other orders, so the run "
+      + "is no longer the one its seed determines. Refused without this flag.")
+  boolean allowVectorChange;
+
   @Option(names = "--fork", paramLabel = "RUN_DIR", description = "Branch RUN_DIR (a run or a kept run, only read) into --out "
       + "from its latest checkpoint (or --fork-at) with the --set changes, then continue there. Only fields that leave the "
       + "checkpointed state as it is may change (the loss coefficients, learning rate and schedules, totalSteps, bookkeeping).")
@@ -87,6 +92,7 @@ public final class TrainCommand implements Callable<Integer> {
     Path run = out;
     Recipe recipe = null;
     if (forkAt != null && fork == null) throw new UserError("--fork-at needs --fork");
+    if (allowVectorChange && resume == null && fork == null) throw new UserError("--allow-vector-change needs --resume or --fork");
     if (fork != null) {
       if (resume != null || recipeName != null || imitate != null) {
         throw new UserError("--fork continues another run's checkpoint; --resume, --recipe and --imitate are not allowed with it");
@@ -141,7 +147,7 @@ public final class TrainCommand implements Callable<Integer> {
     Dashboard dash = plain ? new Dashboard(System.out, false) : Dashboard.forStdout();
     System.out.printf("%s %s: %s, seed %d, %d threads, %s%n", resume != null ? "resuming" : "training", run,
         overrides.isEmpty() ? "pinned recipe" : "overridden recipe " + overrides, s, th, lvl.source());
-    TrainingRun.Result res = resume != null ? TrainingRun.resume(setup, run, dash) : TrainingRun.start(setup, run, dash);
+    TrainingRun.Result res = resume != null ? TrainingRun.resume(setup, run, dash, allowVectorChange) : TrainingRun.start(setup, run, dash);
     if (res.interrupted()) {
       return 130;
     }

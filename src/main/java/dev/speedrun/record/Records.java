@@ -215,6 +215,17 @@ public final class Records {
     return out;
   }
 
+  /** "- Segments: ..." for README.md: how many training segments, and on which machines as their logs name them. */
+  static String segmentsLine(JsonNode j) {
+    List<String> ms = new ArrayList<>();
+    j.path("machines").forEach(m -> ms.add(m.asText()));
+    int segments = j.path("segments").asInt(), unnamed = j.path("segments_without_machine").asInt();
+    String named = ms.isEmpty() ? "no machine named" : (ms.size() == 1 ? "all on " : ms.size() + " machines: ") + String.join(" | ", ms);
+    return String.format(Locale.ROOT, "- Segments: %d over the seeds (a start and its resumes), %s%s", segments, named,
+        unnamed == 0 ? "" : String.format(Locale.ROOT, "; %d %s none (logged before resumes did)", unnamed,
+            unnamed == 1 ? "resume names" : "resumes name"));
+  }
+
   /** (Re)writes record.json, README.md and figures/ of {@code rec} from its seeds; {@code meta} has name, description, date. */
   static void writeSummary(Path rec, ObjectNode meta) throws IOException {
     List<Seed> seeds = seeds(rec);
@@ -226,6 +237,20 @@ public final class Records {
     j.put("revision", main.revision());
     j.put("jdk", main.jdk());
     j.put("machine", main.machine());
+    // Every segment's machine: a record whose seeds ran partly elsewhere (another CPU or vector width) says so.
+    java.util.Set<String> machines = new java.util.LinkedHashSet<>();
+    int segments = 0, unnamed = 0;
+    for (Seed s : seeds) {
+      for (String m : s.run().segmentMachines) {
+        segments++;
+        if (m == null) unnamed++;
+        else machines.add(m);
+      }
+    }
+    ArrayNode ms = j.putArray("machines");
+    machines.forEach(ms::add);
+    j.put("segments", segments);
+    j.put("segments_without_machine", unnamed);
     ArrayNode arr = j.putArray("seeds");
     double time = 0, score = Double.POSITIVE_INFINITY;
     boolean allClear = true;
@@ -274,7 +299,8 @@ public final class Records {
     sb.append("- **Bar** (lower CI > 0.70 on unfiltered/test, seeds 42 and 43): ")
         .append(!complete ? "pending (verification seed missing)" : j.path("clears_bar").asBoolean() ? "cleared" : "NOT cleared").append('\n');
     sb.append("- Date: ").append(j.path("date").asText()).append("; revision `").append(j.path("revision").asText()).append("`\n");
-    sb.append("- Machine: ").append(j.path("machine").asText()).append("; JDK: ").append(j.path("jdk").asText()).append("\n\n");
+    sb.append("- Machine: ").append(j.path("machine").asText()).append("; JDK: ").append(j.path("jdk").asText()).append('\n');
+    sb.append(segmentsLine(j)).append("\n\n");
     sb.append("| seed | folder | training time | steps | pass@1 | 95% CI (bootstrap) | 95% CI (Wilson) |\n");
     sb.append("| --- | --- | --- | --- | --- | --- | --- |\n");
     for (Seed s : seeds) {

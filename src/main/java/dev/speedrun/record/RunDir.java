@@ -20,7 +20,9 @@ import java.util.Map;
  *   RUN/run.json        {seed, threads, overridden, overrides {k: v}, levels, recipe {field: value}}
  *   RUN/log.txt         header lines "key: value" (date, revision "COMMIT[ (dirty)]", jdk, machine,
  *                       seed, overridden "no ..."|"yes ..."), then "recipe:" and one "  field = value"
- *                       line per recipe field; then "step:", "val:", "checkpoint:", "done:" lines
+ *                       line per recipe field; then "step:", "val:", "checkpoint:", "done:" lines, and
+ *                       for each resumed segment "resume: from ...; machine: M; jdk: J; revision: R"
+ *                       (runs before 2026-12-08 name no machine there)
  *   RUN/metrics.jsonl   one JSON object per iteration: iteration, global_step, time/wall_clock_s,
  *                       charts/solve_rate, charts/episodic_return, losses/policy_loss,
  *                       losses/value_loss, losses/entropy, losses/approx_kl, ..., val/solve_rate (some
@@ -42,13 +44,17 @@ public final class RunDir {
   /** The recipe as logged in log.txt's header: field -> value text. */
   public final Map<String, String> logRecipe;
   public final JsonNode run, summary;
+  /** The machine of each segment in order, as log.txt names it (the header's, then each resume's; null where unnamed). */
+  public final List<String> segmentMachines;
 
-  private RunDir(Path dir, Map<String, String> header, Map<String, String> logRecipe, JsonNode run, JsonNode summary) {
+  private RunDir(Path dir, Map<String, String> header, Map<String, String> logRecipe, JsonNode run, JsonNode summary,
+      List<String> segmentMachines) {
     this.dir = dir;
     this.header = header;
     this.logRecipe = logRecipe;
     this.run = run;
     this.summary = summary;
+    this.segmentMachines = segmentMachines;
   }
 
   /** Reads a run (or a record's seed folder, which holds the same files). */
@@ -83,7 +89,20 @@ public final class RunDir {
       recipe.put(l.substring(0, eq), l.substring(eq + 3));
     }
     if (recipe.isEmpty()) throw new UserError(log + ": the 'recipe:' block is empty");
-    return new RunDir(dir, header, recipe, run, summary);
+    List<String> machines = new ArrayList<>();
+    machines.add(header.get("machine"));
+    for (; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("resume: ")) machines.add(resumeMachine(lines.get(i)));
+    }
+    return new RunDir(dir, header, recipe, run, summary, machines);
+  }
+
+  /** The machine a "resume:" log line names, or null if it names none. */
+  static String resumeMachine(String line) {
+    int m = line.indexOf("; machine: ");
+    if (m < 0) return null;
+    int end = line.indexOf("; jdk: ", m);
+    return line.substring(m + "; machine: ".length(), end < 0 ? line.length() : end).trim();
   }
 
   static JsonNode readJson(Path f) {

@@ -22,10 +22,14 @@ import java.util.Locale;
  * @param vals        (step, validation solve rate) pairs, in order
  * @param testScore   pass@1 of eval.json in the run directory, if there is one (NaN otherwise)
  * @param forkedFrom  for a run made by {@code train --fork}: its parent, checkpoint, step and changes (else null)
+ * @param checkpointMachine the machine the latest checkpoint's meta.json names (null before checkpoints named it)
+ * @param checkpointVectorBits its vector width (0 if unknown): a resume on another width is refused without
+ *                    {@code --allow-vector-change}
  */
 public record RunStatus(Path dir, String state, double logAgeSeconds, long seed, boolean overridden, String overrides,
     long iteration, long iterations, long steps, long totalSteps, double clockSeconds, double pace, double trainSolve,
-    List<double[]> vals, double stopValSolveRate, String checkpoint, double testScore, double testLower, String forkedFrom) {
+    List<double[]> vals, double stopValSolveRate, String checkpoint, double testScore, double testLower, String forkedFrom,
+    String checkpointMachine, int checkpointVectorBits) {
   public static final Duration ACTIVE = Duration.ofMinutes(2);
   public static final double PACE_WINDOW_S = 600;
 
@@ -82,13 +86,20 @@ public record RunStatus(Path dir, String state, double logAgeSeconds, long seed,
       }
       state = logAge < ACTIVE.toSeconds() ? "training" : "stopped";
     }
-    String checkpoint = null;
+    String checkpoint = null, ckMachine = null;
+    int ckBits = 0;
     Path latest = dir.resolve("checkpoints/latest");
     if (Files.isRegularFile(latest)) {
       try {
         checkpoint = "checkpoints/" + Files.readString(latest).trim();
       } catch (IOException e) {
         throw new UserError("cannot read " + latest + ": " + e.getMessage());
+      }
+      Path meta = dir.resolve(checkpoint).resolve("meta.json");
+      if (Files.isRegularFile(meta)) {
+        JsonNode m = RunDir.readJson(meta);
+        ckMachine = m.hasNonNull("machine") ? m.get("machine").asText() : null;
+        ckBits = m.path("vector_bits").asInt(0);
       }
     }
     double test = Double.NaN, testLower = Double.NaN;
@@ -102,7 +113,7 @@ public record RunStatus(Path dir, String state, double logAgeSeconds, long seed,
         f.path("checkpoint").asText(), f.path("global_step").asDouble() / 1e6, f.path("set").toString()) : null;
     return new RunStatus(dir, state, logAge, run.path("seed").asLong(), run.path("overridden").asBoolean(),
         run.path("overrides").toString(), iteration, iterations, steps, totalSteps, clock, pace, trainSolve, vals,
-        recipe.path("stopValSolveRate").asDouble(0), checkpoint, test, testLower, forkedFrom);
+        recipe.path("stopValSolveRate").asDouble(0), checkpoint, test, testLower, forkedFrom, ckMachine, ckBits);
   }
 
   /** A few lines for a terminal. */
@@ -136,7 +147,16 @@ public record RunStatus(Path dir, String state, double logAgeSeconds, long seed,
       }
     }
     sb.append('\n');
-    if (checkpoint != null) sb.append("  latest checkpoint ").append(checkpoint).append('\n');
+    if (checkpoint != null) {
+      sb.append("  latest checkpoint ").append(checkpoint);
+      if (checkpointMachine != null) sb.append(", written on ").append(checkpointMachine);
+      sb.append('\n');
+      int here = dev.speedrun.rl.RunInfo.vectorBits();
+      if (checkpointVectorBits > 0 && checkpointVectorBits != here && !state.equals("finished")) {
+        sb.append(String.format(Locale.ROOT, "  this machine has %d-bit vectors, not %d: train --resume refuses here without "
+            + "--allow-vector-change (the run would no longer be the one its seed gives)%n", here, checkpointVectorBits));
+      }
+    }
     if (!Double.isNaN(testScore)) {
       sb.append(String.format(Locale.ROOT, "  eval.json: pass@1 %.4f, lower 95%% bootstrap CI %.4f (%s the bar)%n", testScore,
           testLower, testLower > dev.speedrun.eval.EvalReport.BAR ? "above" : "not above"));

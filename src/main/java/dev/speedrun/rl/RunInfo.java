@@ -46,15 +46,45 @@ public final class RunInfo {
     return System.getProperty("java.vm.vendor") + " " + System.getProperty("java.runtime.version");
   }
 
+  /**
+   * The CPU's model name with its family and model numbers where /proc/cpuinfo gives them ("AMD EPYC
+   * (family 25, model 1)"): virtual machines often name only the vendor line, and Zen 3 and Zen 4 share
+   * that name and family.
+   */
   public static String cpu() {
     try {
-      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-        if (line.startsWith("model name")) return line.substring(line.indexOf(':') + 1).trim();
-      }
+      return cpu(Files.readAllLines(Path.of("/proc/cpuinfo")));
     } catch (Exception e) {
-      // fall through
+      return System.getProperty("os.arch");
     }
-    return System.getProperty("os.arch");
+  }
+
+  static String cpu(java.util.List<String> cpuinfo) {
+    String name = null, family = null, model = null;
+    for (String line : cpuinfo) {
+      int c = line.indexOf(':');
+      if (c < 0) continue;
+      String k = line.substring(0, c).trim(), v = line.substring(c + 1).trim();
+      if (k.equals("model name") && name == null) name = v;
+      else if (k.equals("cpu family") && family == null) family = v;
+      else if (k.equals("model") && model == null) model = v;
+      if (line.isBlank() && name != null) break; // the first processor is enough
+    }
+    if (name == null) return System.getProperty("os.arch");
+    return family != null && model != null ? name + " (family " + family + ", model " + model + ")" : name;
+  }
+
+  /**
+   * The width of the preferred float vector, which picks the kernels' tiles and summation orders: the
+   * same seed gives the same run bit for bit only at the same width (512 with AVX-512, 256 with AVX2).
+   */
+  public static int vectorBits() {
+    return jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.vectorBitSize();
+  }
+
+  /** CPU, cores and vector width, as logged for each segment of a run. */
+  public static String machine() {
+    return cpu() + ", " + cores() + " cores, " + vectorBits() + "-bit vectors";
   }
 
   public static int cores() {

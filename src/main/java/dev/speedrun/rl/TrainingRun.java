@@ -118,14 +118,46 @@ public final class TrainingRun {
 
   /** Continues the run in {@code run} from its latest checkpoint. */
   public static Result resume(Setup s, Path run, Dashboard dash) throws IOException {
+    return resume(s, run, dash, false);
+  }
+
+  /**
+   * As {@link #resume(Setup, Path, Dashboard)}; a checkpoint written at another vector width than this
+   * machine's is refused unless {@code allowVectorChange}, since the run would go on with other
+   * summation orders than its seed gives at the width it started with.
+   */
+  public static Result resume(Setup s, Path run, Dashboard dash, boolean allowVectorChange) throws IOException {
     if (Files.exists(run.resolve("summary.json"))) {
       throw new UserError(run + " has finished already (it has a summary.json); nothing to resume");
     }
-    if (Files.isRegularFile(Checkpoints.dir(run).resolve("latest"))) Checkpoints.requireUnpacked(Checkpoints.latest(run)); // before the log is opened
+    String widthNote = null;
+    if (Files.isRegularFile(Checkpoints.dir(run).resolve("latest"))) { // checked before the log is opened
+      Path ck = Checkpoints.latest(run);
+      Checkpoints.requireUnpacked(ck);
+      widthNote = vectorWidthNote(ck, RunInfo.vectorBits(), allowVectorChange);
+    }
     try (PrintStream log = openLog(run)) {
+      if (widthNote != null) log.println(widthNote);
       TrainingRun tr = new TrainingRun(s, run, dash, log);
       return tr.loop(true);
     }
+  }
+
+  /**
+   * Null when checkpoint {@code ck} was written at {@code bits} (or before widths were recorded); else
+   * a log line saying the width changes, if {@code allow}; else a user error.
+   */
+  static String vectorWidthNote(Path ck, int bits, boolean allow) {
+    Object w = Checkpoints.meta(ck).get("vector_bits");
+    if (!(w instanceof Number n) || n.intValue() == bits) return null;
+    if (!allow) {
+      throw new UserError("cannot resume " + ck.getParent().getParent() + " bit for bit here: its checkpoint " + ck.getFileName()
+          + " was written with " + n.intValue() + "-bit vectors and this machine has " + bits + "-bit vectors, which sum in "
+          + "other orders; resume it on a machine with " + n.intValue() + "-bit vectors, or pass --allow-vector-change to go on "
+          + "here (the run is then no longer determined by its seed alone)");
+    }
+    return "vector width: " + n.intValue() + " -> " + bits + " bits from " + ck.getFileName()
+        + " on (--allow-vector-change): from here the run is not the one its seed gives at " + n.intValue() + " bits";
   }
 
   /** The seed, threads, recipe and overrides stored in {@code run/run.json}. */
@@ -159,7 +191,7 @@ public final class TrainingRun {
     sb.append("date: ").append(Instant.now()).append('\n');
     sb.append("revision: ").append(rev.get("commit")).append(Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "").append('\n');
     sb.append("jdk: ").append(RunInfo.jdk()).append('\n');
-    sb.append("machine: ").append(RunInfo.cpu()).append(", ").append(RunInfo.cores()).append(" cores\n");
+    sb.append("machine: ").append(RunInfo.machine()).append('\n');
     sb.append("seed: ").append(s.seed()).append('\n');
     sb.append("threads: ").append(s.threads()).append('\n');
     sb.append("levels: ").append(s.levelSource()).append('\n');
@@ -196,8 +228,10 @@ public final class TrainingRun {
       Checkpoints.read(ck, tr);
       clockBase = ((Number) Checkpoints.meta(ck).get("train_seconds")).doubleValue();
       truncateMetrics(tr.iteration());
-      log.printf("resume: from %s at iteration %d, step %d, clock %.1fs (%s)%n", run.relativize(ck), tr.iteration(),
-          tr.globalStep(), clockBase, Instant.now());
+      Map<String, Object> rev = RunInfo.revision();
+      log.printf("resume: from %s at iteration %d, step %d, clock %.1fs (%s); machine: %s; jdk: %s; revision: %s%s%n",
+          run.relativize(ck), tr.iteration(), tr.globalStep(), clockBase, Instant.now(), RunInfo.machine(), RunInfo.jdk(),
+          rev.get("commit"), Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "");
     }
     Thread hook = new Thread(() -> {
       stopRequested = true;
@@ -324,7 +358,7 @@ public final class TrainingRun {
     sum.put("train_solve_rate", trainSolve);
     sum.put("revision", RunInfo.revision());
     sum.put("jdk", RunInfo.jdk());
-    sum.put("machine", RunInfo.cpu() + ", " + RunInfo.cores() + " cores");
+    sum.put("machine", RunInfo.machine());
     sum.put("flops_per_step", Engine.flopsPerStep(setup.recipe()));
     Checkpoints.atomicWrite(run.resolve("summary.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(sum));
     log.printf("done: %d steps in %.1f s of training clock (%s); final checkpoint %s; validation solve rate %.4f%n",
@@ -339,6 +373,8 @@ public final class TrainingRun {
     meta.put("seed", setup.seed());
     meta.put("threads", setup.threads());
     meta.put("overridden", setup.overridden());
+    meta.put("vector_bits", RunInfo.vectorBits());
+    meta.put("machine", RunInfo.machine());
     Path ck = Checkpoints.write(run, tr, meta, clock);
     log.printf("checkpoint: %s (iteration %d, step %d)%n", run.relativize(ck), tr.iteration(), tr.globalStep());
     return ck;

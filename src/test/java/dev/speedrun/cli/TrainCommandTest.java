@@ -49,4 +49,11 @@ class TrainCommandTest {
     assertThat(r[1]).contains("is not a run directory (no run.json)").doesNotContain("Exception");
     assertThat(run("train", "--resume", tmp.toString(), "--seed", "43")[1]).contains("--seed is not allowed");
   }
+
+  @Test
+  void allowVectorChangeOnlyContinuesARun() {
+    String[] r = run("train", "--allow-vector-change");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).startsWith("error: --allow-vector-change needs --resume or --fork").doesNotContain("Exception");
+  }
 }

@@ -96,6 +96,35 @@ class RecordsTest {
     }
   }
 
+  /** record.json and README.md list every segment's machine, so a seed trained partly on another CPU or vector width shows it. */
+  @Test
+  void listsTheMachinesOfAllSegments(@TempDir Path tmp) throws Exception {
+    Path src = SyntheticRun.sourceRoot(tmp.resolve("repo"));
+    Path r42 = SyntheticRun.make(tmp.resolve("run42"), 42, 800, 600);
+    Path log = r42.resolve("log.txt");
+    Files.writeString(log, Files.readString(log).replace("done:", String.join("\n",
+        "resume: from checkpoints/it-000001 at iteration 1, step 100, clock 150.0s (2026-12-05T10:00:00Z)",
+        "resume: from checkpoints/it-000002 at iteration 2, step 200, clock 300.0s (2026-12-08T10:00:00Z); machine: Test CPU, 2 cores; "
+            + "jdk: Eclipse Adoptium 25+36; revision: unknown",
+        "resume: from checkpoints/it-000003 at iteration 3, step 300, clock 450.0s (2026-12-08T11:00:00Z); machine: Zen 3, 2 cores, "
+            + "256-bit vectors; jdk: Eclipse Adoptium 25+36; revision: unknown",
+        "done:")));
+    assertThat(RunDir.read(r42).segmentMachines).containsExactly("Test CPU, 2 cores", null, "Test CPU, 2 cores",
+        "Zen 3, 2 cores, 256-bit vectors");
+    Path rec = Records.assemble(r42, tmp.resolve("records"), src, "mixed", null, null);
+    JsonNode j = SyntheticRun.JSON.readTree(rec.resolve("record.json").toFile());
+    assertThat(j.get("machines")).extracting(JsonNode::asText).containsExactly("Test CPU, 2 cores", "Zen 3, 2 cores, 256-bit vectors");
+    assertThat(j.get("segments").asInt()).isEqualTo(4);
+    assertThat(j.get("segments_without_machine").asInt()).isEqualTo(1);
+    assertThat(Files.readString(rec.resolve("README.md"))).contains("- Segments: 4 over the seeds (a start and its resumes), 2 machines: "
+        + "Test CPU, 2 cores | Zen 3, 2 cores, 256-bit vectors; 1 resume names none (logged before resumes did)");
+    Path r43 = SyntheticRun.make(tmp.resolve("run43"), 43, 780, 660);
+    Records.assemble(r43, tmp.resolve("records"), src, null, null, rec);
+    JsonNode both = SyntheticRun.JSON.readTree(rec.resolve("record.json").toFile());
+    assertThat(both.get("segments").asInt()).isEqualTo(5);
+    assertThat(Files.readString(rec.resolve("README.md"))).contains("- Segments: 5 over the seeds");
+  }
+
   @Test
   void rejectsOverriddenRunsAndForeignEvaluations(@TempDir Path tmp) throws Exception {
     Path src = SyntheticRun.sourceRoot(tmp.resolve("repo"));

@@ -52,6 +52,24 @@ class RunStatusTest {
         .contains("latest checkpoint checkpoints/it-000004");
   }
 
+  /** The latest checkpoint's machine is shown, and a vector width other than this machine's is flagged before a resume is tried. */
+  @Test
+  void checkpointMachineIsShownAndAnotherVectorWidthFlagged(@TempDir Path tmp) throws Exception {
+    Path r = fakeRun(tmp.resolve("r"), 6);
+    Path meta = r.resolve("checkpoints/it-000004/meta.json");
+    int here = dev.speedrun.rl.RunInfo.vectorBits(), other = here == 512 ? 256 : 512;
+    Files.writeString(meta, "{\"iteration\": 4, \"vector_bits\": " + here + ", \"machine\": \"Test CPU, 2 cores, " + here + "-bit vectors\"}");
+    RunStatus same = RunStatus.read(r);
+    assertThat(same.checkpointVectorBits()).isEqualTo(here);
+    assertThat(same.describe()).contains("latest checkpoint checkpoints/it-000004, written on Test CPU, 2 cores, " + here + "-bit vectors\n")
+        .doesNotContain("refuses");
+    Files.writeString(meta, "{\"iteration\": 4, \"vector_bits\": " + other + ", \"machine\": \"Zen 4, 2 cores, " + other + "-bit vectors\"}");
+    assertThat(RunStatus.read(r).describe()).contains("written on Zen 4, 2 cores, " + other + "-bit vectors",
+        "this machine has " + here + "-bit vectors, not " + other + ": train --resume refuses here without --allow-vector-change");
+    Files.writeString(meta, "{\"iteration\": 4}"); // written before checkpoints named their machine
+    assertThat(RunStatus.read(r).describe()).contains("latest checkpoint checkpoints/it-000004\n").doesNotContain("written on");
+  }
+
   @Test
   void paceCountsOnlyTheLastTenMinutesOfClock(@TempDir Path tmp) throws Exception {
     Path r = fakeRun(tmp.resolve("r"), 2);

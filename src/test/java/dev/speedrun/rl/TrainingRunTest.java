@@ -440,6 +440,45 @@ class TrainingRunTest {
     assertThat(Files.readString(cut.resolve("log.txt"))).contains("resume: from checkpoints/it-000003");
   }
 
+  /**
+   * Checkpoints record the vector width and machine. A checkpoint written at another width than this
+   * machine's is refused on resume (one sentence, nothing written to the run), and resumed with
+   * --allow-vector-change the log says where the width changed; each resume logs its machine.
+   */
+  @Test
+  void resumeRefusesAnotherVectorWidthUnlessAllowedAndLogsEachSegmentsMachine(@TempDir Path tmp) throws Exception {
+    Recipe r = small(Map.of());
+    Path cut = tmp.resolve("cut");
+    TrainingRun.Result stopped = TrainingRun.start(setup(r, 9), cut, Dashboard.silent(), -1, 3);
+    Path meta = stopped.checkpoint().resolve("meta.json");
+    Map<String, Object> m = TrainingRun.JSON.readValue(meta.toFile(), Map.class);
+    assertThat(m.get("vector_bits")).isEqualTo(RunInfo.vectorBits());
+    assertThat((String) m.get("machine")).isEqualTo(RunInfo.machine()).contains(RunInfo.vectorBits() + "-bit vectors");
+
+    int other = RunInfo.vectorBits() == 512 ? 256 : 512;
+    m.put("vector_bits", other);
+    Files.write(meta, TrainingRun.JSON.writeValueAsBytes(m));
+    String logBefore = Files.readString(cut.resolve("log.txt"));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> TrainingRun.resume(setup(r, 9), cut, Dashboard.silent()))
+        .isInstanceOf(dev.speedrun.UserError.class)
+        .hasMessage("cannot resume " + cut + " bit for bit here: its checkpoint it-000003 was written with " + other
+            + "-bit vectors and this machine has " + RunInfo.vectorBits() + "-bit vectors, which sum in other orders; resume it on a "
+            + "machine with " + other + "-bit vectors, or pass --allow-vector-change to go on here (the run is then no longer "
+            + "determined by its seed alone)");
+    assertThat(Files.readString(cut.resolve("log.txt"))).isEqualTo(logBefore);
+
+    TrainingRun.Result resumed = TrainingRun.resume(setup(r, 9), cut, Dashboard.silent(), true);
+    assertThat(resumed.finished()).isTrue();
+    String log = Files.readString(cut.resolve("log.txt"));
+    assertThat(log).contains("vector width: " + other + " -> " + RunInfo.vectorBits() + " bits from it-000003 on (--allow-vector-change)",
+        "resume: from checkpoints/it-000003", "; machine: " + RunInfo.machine() + "; jdk: ");
+    // Checkpoints from before widths were recorded resume as before.
+    m.remove("vector_bits");
+    Files.write(meta, TrainingRun.JSON.writeValueAsBytes(m));
+    assertThat(TrainingRun.vectorWidthNote(stopped.checkpoint(), RunInfo.vectorBits(), false)).isNull();
+    assertThat(TrainingRun.vectorWidthNote(stopped.checkpoint(), other, false)).isNull();
+  }
+
   private static void killAndResume(Path tmp, Recipe r) throws Exception {
     TrainingRun.Result whole = TrainingRun.start(setup(r, 9), tmp.resolve("whole"), Dashboard.silent());
     // Dies after 5 iterations (last checkpoint at 4), leaving a half-written checkpoint behind.
