@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.speedrun.nn.NnBench;
 import dev.speedrun.nn.Workers;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -39,10 +37,10 @@ public final class BenchNnCommand implements Callable<Integer> {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("command", "./speedrun bench nn --seconds " + seconds);
     r.put("date", LocalDate.now(ZoneOffset.UTC).toString());
-    r.put("cpu", cpuModel());
+    r.put("cpu", dev.speedrun.rl.RunInfo.cpu());
     r.put("cores", Runtime.getRuntime().availableProcessors());
     r.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-    r.put("vector_bits", jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.vectorBitSize());
+    r.put("vector_bits", dev.speedrun.rl.RunInfo.vectorBits());
     double peak1 = NnBench.fmaPeak(1, seconds), peak2 = NnBench.fmaPeak(2, seconds);
     r.put("peak_gflops_1_thread", peak1);
     r.put("peak_gflops_2_threads", peak2);
@@ -84,16 +82,5 @@ public final class BenchNnCommand implements Callable<Integer> {
       out.printf("  %-17s %-14s %8.2f %s on 1 thread, %8.2f on 2%n", a.what(), shape, a.microsPerSample(), unit, b.microsPerSample());
     }
     return 0;
-  }
-
-  static String cpuModel() {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-        if (line.startsWith("model name")) return line.substring(line.indexOf(':') + 1).trim();
-      }
-    } catch (Exception e) {
-      // not Linux: fall through
-    }
-    return System.getProperty("os.arch");
   }
 }
