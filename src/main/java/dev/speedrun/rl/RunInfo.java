@@ -26,6 +26,12 @@ public final class RunInfo {
     return m;
   }
 
+  /** The revision as log.txt writes it: "COMMIT", with " (dirty)" after it for a tree with uncommitted changes. */
+  public static String revisionText() {
+    Map<String, Object> rev = revision();
+    return rev.get("commit") + (Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "");
+  }
+
   private static String git(String... args) {
     try {
       String[] cmd = new String[args.length + 3];

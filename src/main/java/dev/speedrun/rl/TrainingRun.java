@@ -186,10 +186,9 @@ public final class TrainingRun {
 
   static String header(Setup s) {
     StringBuilder sb = new StringBuilder();
-    Map<String, Object> rev = RunInfo.revision();
     sb.append("speedrun train\n");
     sb.append("date: ").append(Instant.now()).append('\n');
-    sb.append("revision: ").append(rev.get("commit")).append(Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "").append('\n');
+    sb.append("revision: ").append(RunInfo.revisionText()).append('\n');
     sb.append("jdk: ").append(RunInfo.jdk()).append('\n');
     sb.append("machine: ").append(RunInfo.machine()).append('\n');
     sb.append("seed: ").append(s.seed()).append('\n');
@@ -228,10 +227,9 @@ public final class TrainingRun {
       Checkpoints.read(ck, tr);
       clockBase = ((Number) Checkpoints.meta(ck).get("train_seconds")).doubleValue();
       truncateMetrics(tr.iteration());
-      Map<String, Object> rev = RunInfo.revision();
-      log.printf("resume: from %s at iteration %d, step %d, clock %.1fs (%s); machine: %s; jdk: %s; revision: %s%s%n",
+      log.printf("resume: from %s at iteration %d, step %d, clock %.1fs (%s); machine: %s; jdk: %s; revision: %s%n",
           run.relativize(ck), tr.iteration(), tr.globalStep(), clockBase, Instant.now(), RunInfo.machine(), RunInfo.jdk(),
-          rev.get("commit"), Boolean.TRUE.equals(rev.get("dirty")) ? " (dirty)" : "");
+          RunInfo.revisionText());
     }
     Thread hook = new Thread(() -> {
       stopRequested = true;
